@@ -1,0 +1,87 @@
+// Command gasoline-host is Gasoline's one binary: the native-messaging host
+// Chrome launches, the stdio MCP server agents launch, the daemon, and the
+// installer. main only parses the mode and dispatches; each mode lives in a
+// package.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/gasoline-mcp/gasoline/bridge"
+	"github.com/gasoline-mcp/gasoline/internal/doctor"
+	"github.com/gasoline-mcp/gasoline/internal/install"
+	"github.com/gasoline-mcp/gasoline/internal/mcpconfig"
+	"github.com/gasoline-mcp/gasoline/internal/mcprelay"
+	"github.com/gasoline-mcp/gasoline/internal/nativehost"
+	"github.com/gasoline-mcp/gasoline/internal/service"
+	"github.com/gasoline-mcp/gasoline/internal/version"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gasoline-host: %v\n", err)
+		os.Exit(exitCode(err))
+	}
+}
+
+const usage = `usage: gasoline-host <mode> [args]
+
+modes:
+  chrome-extension://<id>/      native-messaging host (Chrome launches this)
+  --mcp                         MCP over stdio for agents
+  daemon                        run the background service in the foreground
+  install|uninstall [--browser chrome|chromium|edge|brave|all] [--user-data-dir DIR] [--system]
+  service install|uninstall|start|stop|status
+  mcp-config --client claude|codex|gemini|cursor
+  doctor                        check every part and name the fix for each failure
+  approve|deny <request_id>     decide a pending approval
+  version                       print the version
+`
+
+// run dispatches one mode. stdin and stdout are passed in so every mode can
+// be driven in-process by tests; in native-messaging and --mcp modes stdout
+// belongs to the protocol and nothing else writes to it.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errUsage
+	}
+	mode, rest := args[0], args[1:]
+	switch {
+	case strings.HasPrefix(mode, "chrome-extension://"):
+		return nativehost.Main(ctx, mode, rest, stdin, stdout, stderr)
+	case mode == "--mcp" || mode == "mcp":
+		return mcprelay.Main(ctx, rest, stdin, stdout, stderr)
+	case mode == "daemon":
+		return bridge.Main(ctx, rest, stderr)
+	case mode == "install":
+		return install.Main(ctx, false, rest, stdout, stderr)
+	case mode == "uninstall":
+		return install.Main(ctx, true, rest, stdout, stderr)
+	case mode == "service":
+		return service.Main(ctx, rest, stdout, stderr)
+	case mode == "mcp-config":
+		return mcpconfig.Main(ctx, rest, stdout, stderr)
+	case mode == "doctor":
+		return doctor.Main(ctx, rest, stdout, stderr)
+	case mode == "approve" || mode == "deny":
+		return fmt.Errorf("%s: the approval engine is not available in this build yet", mode)
+	case mode == "version" || mode == "--version":
+		fmt.Fprintln(stdout, version.Version)
+		return nil
+	case mode == "help" || mode == "--help" || mode == "-h":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprintf(stderr, "unknown mode %q\n\n%s", mode, usage)
+	return errUsage
+}

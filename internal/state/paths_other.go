@@ -1,0 +1,16 @@
+//go:build !linux && !darwin && !windows
+
+package state
+
+import (
+	"os"
+	"path/filepath"
+)
+
+func defaultDir() (string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "state", "gasoline"), nil
+}
