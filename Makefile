@@ -1,0 +1,60 @@
+# Gasoline. `make run` brings up a demo; `make test` runs everything,
+# end to end in real Chromium included. See README.md.
+SHELL := /bin/bash
+GO ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
+LDFLAGS := -X github.com/gasoline-mcp/gasoline/internal/version.Version=$(VERSION)
+CHROMIUM ?= /usr/lib/chromium/chromium
+
+.PHONY: all build test unit e2e lint run bench chromium vet fuzz
+
+all: build
+
+build:
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/gasoline-host ./host
+
+vet:
+	$(GO) vet ./...
+
+# test: everything. Unit tests first (fast feedback), then the JS unit
+# tests, then end to end in real Chromium, then the MCP conformance suite.
+test: chromium vet
+	$(GO) test -race -count=1 ./...
+	node --test extension/tests/
+	$(MAKE) --no-print-directory conformance
+
+unit:
+	$(GO) test -race -count=1 -short ./...
+
+# e2e: only the real-Chromium tests.
+e2e: chromium
+	$(GO) test -count=1 -run 'E2E' -v ./internal/e2e/...
+
+lint: vet
+	bash tools/jslint/run.sh
+	$(MAKE) --no-print-directory shellcheck crossbuild-check
+
+bench: chromium
+	$(GO) test -run '^$$' -bench . -benchtime 200x ./internal/e2e/ ./internal/nativemsg/ ./internal/mcpserver/... | tee bench.out
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzReader -fuzztime 30s ./internal/nativemsg
+	$(GO) test -run '^$$' -fuzz FuzzAssembler -fuzztime 30s ./internal/nativemsg
+
+run:
+	bash scripts/run.sh
+
+# chromium: make sure Debian's Chromium is there. Installs it when missing
+# and running as root; otherwise says how. In CI a missing browser fails.
+chromium:
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Debian chromium (apt-get)..."; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "Chromium not found at $(CHROMIUM): run 'sudo apt-get install chromium' (or set CHROMIUM=...)" >&2; exit 1; \
+	  fi; \
+	fi
+	@test -x "$(CHROMIUM)" || { echo "Chromium still missing at $(CHROMIUM)" >&2; exit 1; }
+
+-include mk/*.mk

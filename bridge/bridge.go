@@ -1,0 +1,189 @@
+// Package bridge is the Gasoline daemon: the loopback HTTP/WebSocket server
+// that every client reaches (native hosts on /ws/host, MCP clients on /mcp
+// and /ws/mcp), holding the extension links, sessions and — as they land —
+// the dispatcher, approvals and redaction.
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/extid"
+	"github.com/gasoline-mcp/gasoline/internal/extlink"
+	"github.com/gasoline-mcp/gasoline/internal/httpguard"
+	"github.com/gasoline-mcp/gasoline/internal/state"
+	"github.com/gasoline-mcp/gasoline/internal/version"
+)
+
+// Config configures the daemon. Dir is required; the rest have defaults.
+type Config struct {
+	Dir    string // state directory (state.json, logs/, lock)
+	Port   int    // 0 means state.DefaultPort
+	Logger *slog.Logger
+	// Version defaults to version.Version. Tests set it to exercise the
+	// launcher's recycling of a daemon of another version.
+	Version string
+	// Ready, when set, is called once the daemon serves and state.json is
+	// written.
+	Ready func(s *Server)
+}
+
+// Server is a running daemon.
+type Server struct {
+	cfg   Config
+	log   *slog.Logger
+	token string
+	guard *httpguard.Guard
+	links extlink.Hub
+	mux   *http.ServeMux
+	mcp   mcpStatus
+
+	stop     context.CancelFunc // ends Run; used by /shutdown
+	stopOnce sync.Once
+	port     int
+}
+
+// Extensions returns the hub of live extension links.
+func (s *Server) Extensions() *extlink.Hub { return &s.links }
+
+// Port returns the port the daemon listens on.
+func (s *Server) Port() int { return s.port }
+
+// Token returns the bearer token (for in-process tests and clients only).
+func (s *Server) Token() string { return s.token }
+
+// Run starts the daemon and blocks until ctx ends or /shutdown is called,
+// then stops gracefully: listeners closed, links closed, state file removed,
+// lock released.
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.Dir == "" {
+		return errors.New("bridge: Config.Dir is required")
+	}
+	if cfg.Port == 0 {
+		cfg.Port = state.DefaultPort
+	}
+	if cfg.Version == "" {
+		cfg.Version = version.Version
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	log.Info("startup", "stage", "lock", "dir", cfg.Dir, "version", cfg.Version, "pid", os.Getpid())
+	if err := state.EnsureDir(cfg.Dir); err != nil {
+		return err
+	}
+	lock, err := state.Acquire(cfg.Dir)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+
+	log.Info("startup", "stage", "listen", "port", cfg.Port)
+	lns, err := listen(ctx, cfg.Port)
+	if err != nil {
+		return err
+	}
+
+	s := &Server{cfg: cfg, log: log, token: state.NewToken(), stop: cancel, port: cfg.Port}
+	s.guard = &httpguard.Guard{Token: s.token, AllowedOrigins: []string{extid.Origin}}
+	s.mux = http.NewServeMux()
+	s.routes()
+	if s.mcp, err = s.mountMCP(ctx, s.mux); err != nil {
+		closeAll(lns)
+		return err
+	}
+	srv := &http.Server{
+		Handler:           s.mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+
+	var wg sync.WaitGroup
+	errc := make(chan error, len(lns))
+	for _, ln := range lns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- err
+			}
+		}()
+	}
+
+	log.Info("startup", "stage", "state", "file", state.Path(cfg.Dir))
+	st := state.File{PID: os.Getpid(), Port: cfg.Port, Token: s.token, Version: cfg.Version, StartedAt: time.Now().UTC()}
+	if err := state.Write(cfg.Dir, st); err != nil {
+		cancel()
+	} else {
+		log.Info("startup", "stage", "ready", "addr", lns[0].Addr().String())
+		if cfg.Ready != nil {
+			cfg.Ready(s)
+		}
+	}
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errc:
+	}
+	log.Info("shutdown", "stage", "begin")
+	state.Remove(cfg.Dir, os.Getpid())
+	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer scancel()
+	// Shutdown does not wait for hijacked (WebSocket) connections; their
+	// handlers end with ctx, which is already done.
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	wg.Wait()
+	log.Info("shutdown", "stage", "done")
+	return runErr
+}
+
+// listen binds 127.0.0.1:port and, where the machine has it, [::1]:port.
+// Nothing else is ever bound.
+func listen(ctx context.Context, port int) ([]net.Listener, error) {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp4", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return nil, fmt.Errorf("bridge: cannot listen on 127.0.0.1:%d (%w); another program has the port: stop it or set GASOLINE_PORT to a free port", port, err)
+	}
+	lns := []net.Listener{ln}
+	if ln6, err := lc.Listen(ctx, "tcp6", net.JoinHostPort("::1", strconv.Itoa(port))); err == nil {
+		lns = append(lns, ln6)
+	}
+	return lns, nil
+}
+
+func closeAll(lns []net.Listener) {
+	for _, ln := range lns {
+		ln.Close()
+	}
+}
+
+func (s *Server) routes() {
+	s.mux.Handle("GET /health", httpguard.WrapHostOnly(http.HandlerFunc(s.handleHealth)))
+	s.mux.Handle("GET /ws/host", s.guard.Wrap(http.HandlerFunc(s.handleHostWS)))
+	s.mux.Handle("POST /shutdown", s.guard.Wrap(http.HandlerFunc(s.handleShutdown)))
+}
+
+// handleShutdown lets a launcher recycle this daemon (another version is
+// taking over) without signals, which Windows lacks.
+func (s *Server) handleShutdown(w http.ResponseWriter, r *http.Request) {
+	s.log.Info("shutdown requested over HTTP")
+	w.WriteHeader(http.StatusAccepted)
+	s.stopOnce.Do(s.stop)
+}

@@ -1,0 +1,67 @@
+package bridge
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/coder/websocket"
+
+	"github.com/gasoline-mcp/gasoline/internal/extlink"
+)
+
+// MaxMessage bounds one WebSocket message on the daemon's sockets; the
+// extension may send large CDP results (screenshots) that the host relays.
+const MaxMessage = 64 << 20
+
+// handleHostWS accepts a native host's connection (already past the guard:
+// loopback Host, allowed Origin, bearer token) and serves the extension link
+// on it until either side closes.
+func (s *Server) handleHostWS(w http.ResponseWriter, r *http.Request) {
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{
+		// Origin is already checked by the guard; native hosts send none.
+		InsecureSkipVerify: true,
+	})
+	if err != nil {
+		return
+	}
+	c.SetReadLimit(MaxMessage)
+	hostVersion := r.Header.Get("X-Gasoline-Version")
+	s.log.Info("native host connected", "host_version", hostVersion, "remote", r.RemoteAddr)
+
+	l := extlink.New(wsConn{c}, extlink.Options{
+		Version: s.cfg.Version,
+		Logger:  s.log,
+		OnReady: func(l *extlink.Link) {
+			h := l.Hello()
+			s.log.Info("extension ready", "extension_version", h.Version, "browser", h.Browser)
+			s.links.Add(l)
+		},
+		OnEvent: s.onExtensionEvent,
+	})
+	err = l.Serve(r.Context())
+	s.links.Remove(l)
+	c.CloseNow()
+	s.log.Info("native host disconnected", "err", err)
+}
+
+// onExtensionEvent receives CDP and tab events; the capture buffers attach
+// here.
+func (s *Server) onExtensionEvent(l *extlink.Link, ev extlink.Event) {
+	s.log.Debug("extension event", "method", ev.Method, "bytes", len(ev.Params))
+}
+
+// wsConn adapts a WebSocket to extlink.Conn (one message per text frame).
+type wsConn struct{ c *websocket.Conn }
+
+func (w wsConn) Read(ctx context.Context) ([]byte, error) {
+	_, b, err := w.c.Read(ctx)
+	return b, err
+}
+
+func (w wsConn) Write(ctx context.Context, b []byte) error {
+	return w.c.Write(ctx, websocket.MessageText, b)
+}
+
+func (w wsConn) Close(reason string) error {
+	return w.c.Close(websocket.StatusNormalClosure, reason)
+}

@@ -1,0 +1,47 @@
+package bridge
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/gasoline-mcp/gasoline/internal/state"
+)
+
+// Main runs `gasoline-host daemon`: the daemon in the foreground, logging
+// to $GASOLINE_HOME/logs/daemon.log and to stderr, until SIGINT/SIGTERM
+// (ctx) or a recycle request.
+func Main(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	debug := fs.Bool("debug", os.Getenv("GASOLINE_DEBUG") != "", "log debug detail")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dir, err := state.Dir()
+	if err != nil {
+		return err
+	}
+	port, err := state.Port()
+	if err != nil {
+		return err
+	}
+	if err := state.EnsureDir(dir); err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(filepath.Join(state.LogDir(dir), "daemon.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("bridge: opening log: %w", err)
+	}
+	defer logf.Close()
+	level := slog.LevelInfo
+	if *debug {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(io.MultiWriter(logf, stderr), &slog.HandlerOptions{Level: level}))
+	return Run(ctx, Config{Dir: dir, Port: port, Logger: log})
+}

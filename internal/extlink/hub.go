@@ -1,0 +1,59 @@
+package extlink
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
+)
+
+// Hub tracks the live links. Calls go to the most recently readied link
+// (the browser the user most recently started); a link that closes drops
+// out and the previous one, if still live, takes over.
+type Hub struct {
+	mu    sync.Mutex
+	links []*Link // readied links, oldest first
+}
+
+// Add registers a link that completed hello.
+func (h *Hub) Add(l *Link) {
+	h.mu.Lock()
+	h.links = append(h.links, l)
+	h.mu.Unlock()
+}
+
+// Remove forgets l.
+func (h *Hub) Remove(l *Link) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, x := range h.links {
+		if x == l {
+			h.links = append(h.links[:i], h.links[i+1:]...)
+			return
+		}
+	}
+}
+
+// Current returns the link calls go to, or nil.
+func (h *Hub) Current() *Link {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.links) == 0 {
+		return nil
+	}
+	return h.links[len(h.links)-1]
+}
+
+// Connected reports whether any extension is connected.
+func (h *Hub) Connected() bool { return h.Current() != nil }
+
+// Call calls method on the current link.
+func (h *Hub) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	l := h.Current()
+	if l == nil {
+		return nil, protocol.Errorf(protocol.CodeExtensionDisconnected, true,
+			"no browser extension is connected: open Chrome with the Gasoline extension installed (gasoline-host doctor checks the setup)")
+	}
+	return l.Call(ctx, method, params)
+}

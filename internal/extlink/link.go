@@ -1,0 +1,255 @@
+// Package extlink is the daemon's side of the extension link: one Link per
+// native host connection, request/reply matching for calls the daemon makes
+// into the extension, the hello handshake, and dispatch of the extension's
+// events. See docs/PROTOCOL.md.
+package extlink
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
+)
+
+// Conn is one message-oriented connection to a native host (a WebSocket in
+// production, an in-memory pipe in tests).
+type Conn interface {
+	Read(ctx context.Context) ([]byte, error)
+	Write(ctx context.Context, msg []byte) error
+	Close(reason string) error
+}
+
+// Event is a one-way message from the extension.
+type Event struct {
+	Method string
+	Params json.RawMessage
+}
+
+// Options configures a Link. Zero values are valid.
+type Options struct {
+	// Version is the daemon version answered in hello.
+	Version string
+	// OnEvent receives the extension's events in arrival order, on the
+	// link's read goroutine; it must not block for long.
+	OnEvent func(l *Link, ev Event)
+	// OnReady is called once after a successful hello.
+	OnReady func(l *Link)
+	Logger  *slog.Logger
+}
+
+// Link is one live connection to an extension through a native host.
+type Link struct {
+	conn Conn
+	opts Options
+	log  *slog.Logger
+
+	nextID atomic.Int64
+
+	mu      sync.Mutex
+	pending map[int64]chan result
+	closed  error // non-nil once the link is closed
+	hello   *protocol.Hello
+	ready   chan struct{}
+}
+
+type result struct {
+	raw json.RawMessage
+	err *protocol.Error
+}
+
+// New wraps conn. Call Serve to run it.
+func New(conn Conn, opts Options) *Link {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Link{conn: conn, opts: opts, log: log, pending: map[int64]chan result{}, ready: make(chan struct{})}
+}
+
+// ErrClosed is wrapped by errors of calls on a closed link.
+var ErrClosed = errors.New("extlink: link closed")
+
+// Serve reads messages until the connection fails or ctx ends, then fails
+// every pending call with extension_disconnected. It owns the read side.
+func (l *Link) Serve(ctx context.Context) error {
+	var err error
+	for {
+		var raw []byte
+		raw, err = l.conn.Read(ctx)
+		if err != nil {
+			break
+		}
+		l.handle(ctx, raw)
+	}
+	l.shutdown(err)
+	return err
+}
+
+// Ready is closed after a successful hello.
+func (l *Link) Ready() <-chan struct{} { return l.ready }
+
+// Hello returns the extension's hello params, or nil before the handshake.
+func (l *Link) Hello() *protocol.Hello {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.hello
+}
+
+// Close closes the connection; Serve then returns.
+func (l *Link) Close(reason string) error { return l.conn.Close(reason) }
+
+// Call sends a request to the extension and waits for its reply, ctx's
+// deadline, or the link's end. Extension-side failures come back as
+// *protocol.Error.
+func (l *Link) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	select {
+	case <-l.ready:
+	default:
+		return nil, protocol.Errorf(protocol.CodeNotReady, true, "the extension has not completed its handshake yet; retry in a moment")
+	}
+	p, err := json.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("extlink: encoding %s params: %w", method, err)
+	}
+	id := l.nextID.Add(1)
+	ch := make(chan result, 1)
+	l.mu.Lock()
+	if l.closed != nil {
+		l.mu.Unlock()
+		return nil, disconnected(method)
+	}
+	l.pending[id] = ch
+	l.mu.Unlock()
+	defer l.forget(id)
+
+	msg, _ := json.Marshal(protocol.Message{ID: id, Method: method, Params: p})
+	if err := l.conn.Write(ctx, msg); err != nil {
+		if ctx.Err() != nil {
+			return nil, timeoutErr(method, ctx)
+		}
+		return nil, disconnected(method)
+	}
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return r.raw, nil
+	case <-ctx.Done():
+		return nil, timeoutErr(method, ctx)
+	}
+}
+
+func timeoutErr(method string, ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return protocol.Errorf(protocol.CodeTimeout, true, "the extension did not answer %s in time; the tab may be busy, retry or raise timeout_ms", method)
+	}
+	return ctx.Err()
+}
+
+func disconnected(method string) *protocol.Error {
+	return protocol.Errorf(protocol.CodeExtensionDisconnected, true,
+		"the browser extension disconnected while %s was in flight; it reconnects by itself, retry shortly", method)
+}
+
+func (l *Link) forget(id int64) {
+	l.mu.Lock()
+	delete(l.pending, id)
+	l.mu.Unlock()
+}
+
+func (l *Link) shutdown(cause error) {
+	if cause == nil {
+		cause = ErrClosed
+	}
+	l.mu.Lock()
+	l.closed = cause
+	pend := l.pending
+	l.pending = map[int64]chan result{}
+	l.mu.Unlock()
+	for _, ch := range pend {
+		ch <- result{err: disconnected("a command")}
+	}
+}
+
+func (l *Link) handle(ctx context.Context, raw []byte) {
+	var m protocol.Message
+	if err := json.Unmarshal(raw, &m); err != nil {
+		l.log.Warn("extlink: malformed message dropped", "bytes", len(raw))
+		return
+	}
+	switch {
+	case m.IsReply():
+		l.mu.Lock()
+		ch := l.pending[m.ID]
+		delete(l.pending, m.ID)
+		l.mu.Unlock()
+		if ch == nil {
+			l.log.Debug("extlink: reply to unknown id", "id", m.ID)
+			return
+		}
+		ch <- result{raw: m.Result, err: m.Error}
+	case m.IsRequest():
+		res, perr := l.serve(&m)
+		out, err := protocol.Reply(m.ID, res, perr)
+		if err == nil {
+			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			err = l.conn.Write(wctx, out)
+			cancel()
+		}
+		if err != nil {
+			l.log.Warn("extlink: writing reply", "method", m.Method, "err", err)
+		}
+	case m.IsEvent():
+		if l.opts.OnEvent != nil {
+			l.opts.OnEvent(l, Event{Method: m.Method, Params: m.Params})
+		}
+	default:
+		l.log.Warn("extlink: message of no known shape dropped", "bytes", len(raw))
+	}
+}
+
+// serve answers the extension's requests to the daemon.
+func (l *Link) serve(m *protocol.Message) (any, *protocol.Error) {
+	if m.Method == protocol.MethodHello {
+		return l.onHello(m.Params)
+	}
+	select {
+	case <-l.ready:
+	default:
+		return nil, protocol.Errorf(protocol.CodeNotReady, false, "send hello first")
+	}
+	switch m.Method {
+	case protocol.MethodPing:
+		return map[string]any{"pong": true, "time": time.Now().UTC().Format(time.RFC3339Nano)}, nil
+	}
+	return nil, protocol.Errorf(protocol.CodeUnknownMethod, false, "the daemon has no method %q", m.Method)
+}
+
+func (l *Link) onHello(params json.RawMessage) (any, *protocol.Error) {
+	var h protocol.Hello
+	if err := json.Unmarshal(params, &h); err != nil {
+		return nil, protocol.Errorf(protocol.CodeBadRequest, false, "hello params: %v", err)
+	}
+	if h.Protocol != protocol.Version {
+		return nil, protocol.Errorf(protocol.CodeProtocolMismatch, false,
+			"extension speaks link protocol %d, daemon speaks %d; update the extension and gasoline-host to the same release", h.Protocol, protocol.Version)
+	}
+	l.mu.Lock()
+	first := l.hello == nil
+	l.hello = &h
+	l.mu.Unlock()
+	if first {
+		close(l.ready)
+		if l.opts.OnReady != nil {
+			l.opts.OnReady(l)
+		}
+	}
+	return protocol.Welcome{Protocol: protocol.Version, Version: l.opts.Version, DaemonPID: pid(), MaxFrame: 1 << 20}, nil
+}

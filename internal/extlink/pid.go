@@ -1,0 +1,5 @@
+package extlink
+
+import "os"
+
+var pid = os.Getpid

@@ -1,0 +1,102 @@
+// Package launcher makes sure a daemon of this build is running and
+// reachable, for the modes that need one (native host, --mcp): it checks
+// health, removes stale state, recycles a daemon of another version, and
+// spawns `gasoline-host daemon` detached when none answers.
+package launcher
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/state"
+	"github.com/gasoline-mcp/gasoline/internal/version"
+)
+
+// Options configures Ensure. Zero values take the documented defaults.
+type Options struct {
+	Dir     string        // state directory; default state.Dir()
+	Port    int           // daemon port; default state.Port()
+	Version string        // the version the daemon must report; default version.Version
+	Exe     string        // binary to spawn as `Exe daemon`; default os.Executable()
+	Timeout time.Duration // bound on the whole Ensure; default 15s
+	Logger  *slog.Logger
+}
+
+// Daemon is a reachable daemon.
+type Daemon struct {
+	Port  int
+	Token string
+	PID   int
+}
+
+// URL returns the daemon's base URL for a scheme ("http" or "ws").
+func (d Daemon) URL(scheme, path string) string {
+	return scheme + "://127.0.0.1:" + strconv.Itoa(d.Port) + path
+}
+
+// Health is the subset of /health the launcher reads.
+type Health struct {
+	ServiceName string `json:"service-name"`
+	Version     string `json:"version"`
+	PID         int    `json:"pid"`
+}
+
+func (o *Options) fill() error {
+	var err error
+	if o.Dir == "" {
+		if o.Dir, err = state.Dir(); err != nil {
+			return err
+		}
+	}
+	if o.Port == 0 {
+		if o.Port, err = state.Port(); err != nil {
+			return err
+		}
+	}
+	if o.Version == "" {
+		o.Version = version.Version
+	}
+	if o.Exe == "" {
+		if o.Exe, err = os.Executable(); err != nil {
+			return fmt.Errorf("launcher: locating own binary: %w", err)
+		}
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 15 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+var client = &http.Client{Timeout: 2 * time.Second}
+
+// Probe asks the daemon on port for /health. It returns an error when
+// nothing answers or something other than Gasoline answers.
+func Probe(ctx context.Context, port int) (Health, error) {
+	var h Health
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://127.0.0.1:"+strconv.Itoa(port)+"/health", nil)
+	resp, err := client.Do(req)
+	if err != nil {
+		return h, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return h, fmt.Errorf("launcher: /health answered %s", resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || h.ServiceName != "gasoline" {
+		return h, fmt.Errorf("%w: port %d answers, but not as a Gasoline daemon; stop that program or set GASOLINE_PORT", ErrForeignPort, port)
+	}
+	return h, nil
+}
+
+// ErrForeignPort means the port answers, but not as Gasoline.
+var ErrForeignPort = errors.New("launcher: port held by another program")

@@ -1,0 +1,242 @@
+package nativehost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/gasoline-mcp/gasoline/internal/launcher"
+	"github.com/gasoline-mcp/gasoline/internal/nativemsg"
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
+	"github.com/gasoline-mcp/gasoline/internal/version"
+)
+
+// Config wires a relay. All fields are required except Log.
+type Config struct {
+	In     io.Reader // Chrome → host frames (stdin)
+	Out    io.Writer // host → Chrome frames (stdout); the relay is its only writer
+	Log    *slog.Logger
+	Ensure func(ctx context.Context) (launcher.Daemon, error)
+	// Backoff bounds the wait between reconnect attempts; defaults 250ms..5s.
+	MinBackoff, MaxBackoff time.Duration
+}
+
+// maxWS bounds one message from the daemon.
+const maxWS = 64 << 20
+
+// helloReplayID is the id of the host's own replayed hello. The host numbers
+// its own requests below zero so they never collide with the extension's.
+const helloReplayID = -1
+
+// relay is one native-host process's state.
+type relay struct {
+	cfg Config
+	log *slog.Logger
+	out *nativemsg.Writer
+
+	// in carries frames read from Chrome; closed at end of input.
+	in chan []byte
+
+	mu      sync.Mutex
+	pending map[int64]string // extension request id → method, awaiting the daemon
+	hello   []byte           // the extension's last hello request, replayed on reconnect
+	conns   int              // daemon connections made so far
+	readErr error            // why input ended (nil: clean EOF)
+}
+
+// Run relays until Chrome closes stdin (returns nil) or stdout breaks.
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.MinBackoff == 0 {
+		cfg.MinBackoff = 250 * time.Millisecond
+	}
+	if cfg.MaxBackoff == 0 {
+		cfg.MaxBackoff = 5 * time.Second
+	}
+	r := &relay{
+		cfg:     cfg,
+		log:     cfg.Log,
+		out:     nativemsg.NewWriter(cfg.Out),
+		in:      make(chan []byte, 64),
+		pending: map[int64]string{},
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		r.readInput(ctx)
+	}()
+	err := r.loop(ctx)
+	cancel()
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.readErr
+}
+
+// readInput owns stdin: it reads frames and hands them to the loop, and
+// closes r.in at end of input. Malformed or empty frames are logged and
+// skipped (the stream stays in sync); an oversize declared length cannot be
+// skipped safely, so it ends the relay with an error.
+func (r *relay) readInput(ctx context.Context) {
+	defer close(r.in)
+	rd := nativemsg.NewReader(r.cfg.In, 0)
+	for {
+		msg, err := rd.ReadMessage()
+		var mal *nativemsg.MalformedError
+		switch {
+		case err == nil:
+		case errors.Is(err, nativemsg.ErrEmptyFrame), errors.As(err, &mal):
+			r.log.Warn("dropping unusable frame from the extension", "err", err)
+			continue
+		case errors.Is(err, io.EOF):
+			r.log.Info("extension closed the port; exiting")
+			return
+		default:
+			r.mu.Lock()
+			r.readErr = fmt.Errorf("reading from Chrome: %w", err)
+			r.mu.Unlock()
+			return
+		}
+		select {
+		case r.in <- msg:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// loop keeps a daemon connection up for as long as input lasts.
+func (r *relay) loop(ctx context.Context) error {
+	backoff := r.cfg.MinBackoff
+	announced := false // link.daemon_unavailable sent for this outage
+	for {
+		d, err := r.cfg.Ensure(ctx)
+		var c *websocket.Conn
+		if err == nil {
+			c, err = r.dial(ctx, d)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			r.log.Warn("daemon unreachable", "err", err, "retry_in", backoff)
+			if !announced {
+				announced = true
+				r.event(protocol.EventLinkDaemonUnavailable, map[string]string{"message": err.Error()})
+			}
+			if done, err := r.offline(ctx, backoff); done {
+				return err
+			}
+			backoff = min(backoff*2, r.cfg.MaxBackoff)
+			continue
+		}
+		backoff, announced = r.cfg.MinBackoff, false
+		done, err := r.session(ctx, c)
+		c.CloseNow()
+		if done {
+			return err
+		}
+	}
+}
+
+func (r *relay) dial(ctx context.Context, d launcher.Daemon) (*websocket.Conn, error) {
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	h := http.Header{}
+	h.Set("Authorization", "Bearer "+d.Token)
+	h.Set("X-Gasoline-Version", version.Version)
+	c, _, err := websocket.Dial(dctx, d.URL("ws", "/ws/host"), &websocket.DialOptions{HTTPHeader: h})
+	if err != nil {
+		return nil, fmt.Errorf("connecting to daemon on port %d: %w", d.Port, err)
+	}
+	c.SetReadLimit(maxWS)
+	return c, nil
+}
+
+// offline answers the extension while no daemon is reachable, for one
+// backoff period. It reports done when input ended.
+func (r *relay) offline(ctx context.Context, wait time.Duration) (done bool, err error) {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	for {
+		select {
+		case msg, ok := <-r.in:
+			if !ok {
+				return true, nil
+			}
+			if err := r.fromExtensionOffline(msg); err != nil {
+				return true, err
+			}
+		case <-t.C:
+			return false, nil
+		case <-ctx.Done():
+			return true, nil
+		}
+	}
+}
+
+func (r *relay) fromExtensionOffline(msg []byte) error {
+	m, ok := r.parse(msg)
+	if !ok {
+		return nil
+	}
+	if m.Method == protocol.MethodHello && m.IsRequest() {
+		r.setHello(msg)
+	}
+	if m.IsRequest() {
+		return r.replyError(m.ID, unavailable())
+	}
+	return nil
+}
+
+func unavailable() *protocol.Error {
+	e := protocol.Errorf(protocol.CodeDaemonUnavailable, true,
+		"the Gasoline daemon is not reachable; gasoline-host is restarting it, retry shortly (gasoline-host doctor diagnoses a daemon that will not start)")
+	e.RetryAfterMS = 500
+	return e
+}
+
+func (r *relay) parse(msg []byte) (*protocol.Message, bool) {
+	var m protocol.Message
+	if err := json.Unmarshal(msg, &m); err != nil {
+		r.log.Warn("dropping message of unknown shape", "bytes", len(msg))
+		return nil, false
+	}
+	return &m, true
+}
+
+func (r *relay) setHello(msg []byte) {
+	r.mu.Lock()
+	r.hello = append([]byte(nil), msg...)
+	r.mu.Unlock()
+}
+
+func (r *relay) replyError(id int64, e *protocol.Error) error {
+	out, _ := protocol.Reply(id, nil, e)
+	return r.out.WriteMessage(out)
+}
+
+func (r *relay) event(method string, params any) {
+	p, _ := json.Marshal(params)
+	out, _ := json.Marshal(protocol.Message{Method: method, Params: p})
+	if err := r.out.WriteMessage(out); err != nil {
+		r.log.Warn("writing event to Chrome", "method", method, "err", err)
+	}
+}

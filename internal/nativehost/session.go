@@ -1,0 +1,160 @@
+package nativehost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
+)
+
+// session relays over one daemon connection until it fails (done=false:
+// reconnect) or input ends / stdout breaks (done=true).
+func (r *relay) session(ctx context.Context, c *websocket.Conn) (done bool, err error) {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	r.mu.Lock()
+	hello := r.hello
+	r.mu.Unlock()
+
+	// A hello the extension sent before (to a daemon now gone, or while
+	// none was reachable) is replayed, and the extension told.
+	if hello != nil {
+		w, err := r.replayHello(sctx, c, hello)
+		if err != nil {
+			r.log.Warn("replaying hello to the daemon", "err", err)
+			return false, nil
+		}
+		r.event(protocol.EventLinkReconnected, map[string]string{"daemon_version": w.Version})
+	}
+	r.log.Info("connected to daemon", "replayed_hello", hello != nil)
+
+	// Daemon → Chrome, owned by this session.
+	downErr := make(chan error, 1)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		downErr <- r.down(sctx, c)
+	}()
+	defer wg.Wait()
+	defer cancel()
+
+	for {
+		select {
+		case msg, ok := <-r.in:
+			if !ok {
+				c.CloseNow()
+				return true, nil
+			}
+			if err := r.up(sctx, c, msg); err != nil {
+				r.failPending()
+				return false, nil
+			}
+		case err := <-downErr:
+			var ws writeStdoutError
+			if errors.As(err, &ws) {
+				return true, ws.err
+			}
+			r.log.Warn("daemon connection lost; reconnecting", "err", err)
+			r.failPending()
+			return false, nil
+		case <-ctx.Done():
+			return true, nil
+		}
+	}
+}
+
+// up forwards one message from Chrome to the daemon, tracking requests so
+// they can be failed if the daemon goes away.
+func (r *relay) up(ctx context.Context, c *websocket.Conn, msg []byte) error {
+	m, ok := r.parse(msg)
+	if !ok {
+		return nil
+	}
+	if m.IsRequest() {
+		if m.Method == protocol.MethodHello {
+			r.setHello(msg)
+		}
+		r.mu.Lock()
+		r.pending[m.ID] = m.Method
+		r.mu.Unlock()
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return c.Write(wctx, websocket.MessageText, msg)
+}
+
+type writeStdoutError struct{ err error }
+
+func (e writeStdoutError) Error() string { return "writing to Chrome: " + e.err.Error() }
+
+// down forwards the daemon's messages to Chrome until the connection fails.
+func (r *relay) down(ctx context.Context, c *websocket.Conn) error {
+	for {
+		_, msg, err := c.Read(ctx)
+		if err != nil {
+			return err
+		}
+		var m protocol.Message
+		if json.Unmarshal(msg, &m) == nil && m.IsReply() {
+			r.mu.Lock()
+			delete(r.pending, m.ID)
+			r.mu.Unlock()
+		}
+		if err := r.out.WriteMessage(msg); err != nil {
+			return writeStdoutError{err}
+		}
+	}
+}
+
+// replayHello re-announces the extension to a new daemon and consumes the
+// reply, so the daemon is ready before any relayed request.
+func (r *relay) replayHello(ctx context.Context, c *websocket.Conn, hello []byte) (protocol.Welcome, error) {
+	var w protocol.Welcome
+	var m protocol.Message
+	if err := json.Unmarshal(hello, &m); err != nil {
+		return w, err
+	}
+	m.ID = helloReplayID
+	out, _ := json.Marshal(m)
+	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := c.Write(hctx, websocket.MessageText, out); err != nil {
+		return w, err
+	}
+	_, msg, err := c.Read(hctx)
+	if err != nil {
+		return w, err
+	}
+	var reply protocol.Message
+	if err := json.Unmarshal(msg, &reply); err != nil || reply.ID != helloReplayID {
+		return w, errors.New("daemon did not answer the replayed hello first")
+	}
+	if reply.Error != nil {
+		return w, reply.Error
+	}
+	return w, json.Unmarshal(reply.Result, &w)
+}
+
+// failPending answers every extension request still waiting on the daemon
+// with daemon_unavailable: never silence.
+func (r *relay) failPending() {
+	r.mu.Lock()
+	ids := make([]int64, 0, len(r.pending))
+	for id := range r.pending {
+		ids = append(ids, id)
+	}
+	r.pending = map[int64]string{}
+	r.mu.Unlock()
+	for _, id := range ids {
+		if err := r.replyError(id, unavailable()); err != nil {
+			r.log.Warn("writing error reply to Chrome", "err", err)
+		}
+	}
+}

@@ -1,0 +1,103 @@
+// Package protocol defines the envelope of the extension link (see
+// docs/PROTOCOL.md): requests, replies, events and structured errors spoken
+// between the extension, the native host and the daemon.
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Version is the link protocol version exchanged in hello.
+const Version = 1
+
+// Message is any message on the link. Exactly one of these holds:
+// a request has ID and Method; a reply has ID and Result or Error; an event
+// has Method and no ID. Chunk frames are handled below this layer.
+type Message struct {
+	ID     int64           `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *Error          `json:"error,omitempty"`
+}
+
+// IsRequest reports whether m expects a reply.
+func (m *Message) IsRequest() bool { return m.ID != 0 && m.Method != "" }
+
+// IsReply reports whether m answers a request.
+func (m *Message) IsReply() bool { return m.ID != 0 && m.Method == "" }
+
+// IsEvent reports whether m is a one-way notice.
+func (m *Message) IsEvent() bool { return m.ID == 0 && m.Method != "" }
+
+// Error codes (docs/PROTOCOL.md, "Errors").
+const (
+	CodeBadRequest            = "bad_request"
+	CodeUnknownMethod         = "unknown_method"
+	CodeProtocolMismatch      = "protocol_mismatch"
+	CodeNotReady              = "not_ready"
+	CodeDaemonUnavailable     = "daemon_unavailable"
+	CodeExtensionDisconnected = "extension_disconnected"
+	CodeMessageTooLarge       = "message_too_large"
+	CodeTimeout               = "timeout"
+	CodeCDPError              = "cdp_error"
+	CodeRestrictedPage        = "restricted_page"
+	CodeTabClosed             = "tab_closed"
+	CodeDetached              = "detached"
+	CodeInternal              = "internal"
+)
+
+// Error is a structured error: a stable code, a message that says what to
+// do next, and whether retrying may help. It implements error.
+type Error struct {
+	Code         string `json:"code"`
+	Message      string `json:"message"`
+	Retryable    bool   `json:"retryable"`
+	RetryAfterMS int    `json:"retry_after_ms,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Errorf builds an *Error.
+func Errorf(code string, retryable bool, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Retryable: retryable}
+}
+
+// Reply builds a reply to id carrying result (marshalled) or err.
+func Reply(id int64, result any, err *Error) ([]byte, error) {
+	m := Message{ID: id, Error: err}
+	if err == nil {
+		raw, merr := json.Marshal(result)
+		if merr != nil {
+			return nil, merr
+		}
+		m.Result = raw
+	}
+	return json.Marshal(m)
+}
+
+// Hello is the params of the extension's hello request.
+type Hello struct {
+	Protocol    int    `json:"protocol"`
+	Role        string `json:"role"`
+	Version     string `json:"version"`
+	ExtensionID string `json:"extension_id"`
+	Browser     string `json:"browser,omitempty"`
+}
+
+// Welcome is the daemon's result for hello.
+type Welcome struct {
+	Protocol  int    `json:"protocol"`
+	Version   string `json:"version"`
+	DaemonPID int    `json:"daemon_pid"`
+	MaxFrame  int    `json:"max_frame"`
+}
+
+// Method names used by the link.
+const (
+	MethodHello                = "hello"
+	MethodPing                 = "ping"
+	EventLinkReconnected       = "link.reconnected"
+	EventLinkDaemonUnavailable = "link.daemon_unavailable"
+)
