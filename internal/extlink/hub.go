@@ -12,15 +12,43 @@ import (
 // (the browser the user most recently started); a link that closes drops
 // out and the previous one, if still live, takes over.
 type Hub struct {
-	mu    sync.Mutex
-	links []*Link // readied links, oldest first
+	mu      sync.Mutex
+	links   []*Link       // readied links, oldest first
+	changed chan struct{} // closed and replaced on every Add
 }
 
 // Add registers a link that completed hello.
 func (h *Hub) Add(l *Link) {
 	h.mu.Lock()
 	h.links = append(h.links, l)
+	if h.changed != nil {
+		close(h.changed)
+		h.changed = nil
+	}
 	h.mu.Unlock()
+}
+
+// Wait returns the current link, waiting for one to connect until ctx ends.
+func (h *Hub) Wait(ctx context.Context) (*Link, error) {
+	for {
+		h.mu.Lock()
+		if n := len(h.links); n > 0 {
+			l := h.links[n-1]
+			h.mu.Unlock()
+			return l, nil
+		}
+		if h.changed == nil {
+			h.changed = make(chan struct{})
+		}
+		ch := h.changed
+		h.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, protocol.Errorf(protocol.CodeExtensionDisconnected, true,
+				"no browser extension connected in time: open Chrome with the Gasoline extension installed (gasoline-host doctor checks the setup)")
+		}
+	}
 }
 
 // Remove forgets l.

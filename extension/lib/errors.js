@@ -1,0 +1,143 @@
+// Protocol errors and the mapping from chrome.* failure text to the error
+// codes of PROTOCOL.md "Errors". Pure logic: no chrome.* here.
+
+/** Codes the extension may put on the wire, with their retryable default. */
+const RETRYABLE = Object.freeze({
+  bad_request: false,
+  unknown_method: false,
+  message_too_large: false,
+  timeout: true,
+  cdp_error: false,
+  restricted_page: false,
+  tab_closed: false,
+  detached: false,
+  internal: false,
+});
+
+export class ProtocolError extends Error {
+  /**
+   * @param {string} code a PROTOCOL.md error code
+   * @param {string} message what happened and what to do next
+   * @param {boolean} [retryable] defaults per code
+   */
+  constructor(code, message, retryable) {
+    super(message);
+    this.name = 'ProtocolError';
+    this.code = code;
+    this.retryable = retryable ?? RETRYABLE[code] ?? false;
+  }
+
+  /** The wire form: {code, message, retryable}. */
+  toJSON() {
+    return {
+      code: this.code,
+      message: this.message,
+      retryable: this.retryable,
+    };
+  }
+}
+
+export function badRequest(message) {
+  return new ProtocolError('bad_request', message);
+}
+
+export function unknownMethod(method) {
+  return new ProtocolError(
+    'unknown_method',
+    `the extension has no method "${method}"; check the daemon and extension versions match`,
+  );
+}
+
+/** The text of whatever a chrome.* call threw or reported in lastError. */
+export function errorText(err) {
+  if (typeof err === 'string') return err;
+  if (err && typeof err.message === 'string') return err.message;
+  return String(err);
+}
+
+const debugging = (why) => (tab) =>
+  `Chrome will not let extensions debug ${tab}: ${why}; use a tab with a web page`;
+
+// Each entry: the pattern of Chrome's text, and the message (without
+// Chrome's text, which is appended) given the match and "tab N".
+const RESTRICTED = [
+  {
+    re: /Cannot access a chrome-extension:\/\/ URL of different extension/i,
+    say: () => debugging("it shows another extension's page"),
+  },
+  {
+    re: /Cannot access a ([a-z][\w-]*):\/\/ URL/i,
+    say: (m) => debugging(`it shows a ${m[1].toLowerCase()}:// page`),
+  },
+  {
+    re: /extensions gallery cannot be scripted/i,
+    say: () => debugging('it shows the Chrome Web Store'),
+  },
+  {
+    re: /Cannot attach to this target/i,
+    say: () => debugging('it shows a browser, DevTools or extension page'),
+  },
+  {
+    re: /Cannot access contents of (url|the page)/i,
+    say: () => debugging('the extension has no access to its URL'),
+  },
+  {
+    re: /Cannot (?:create|navigate to|open) .*?\b([a-z][\w-]*):\/\//i,
+    say: (m) => () =>
+      `Chrome does not let extensions open ${m[1].toLowerCase()}:// pages; use a web page URL`,
+  },
+];
+
+const TAB_CLOSED =
+  /No tab with (given )?id|No target with given id|tab was closed|Tab not found/i;
+const DETACHED =
+  /Debugger is not attached|Detached while handling command|Target closed/i;
+
+/**
+ * Maps a chrome.* error to a ProtocolError.
+ * @param {unknown} err what chrome.* threw (an Error, a string, a lastError)
+ * @param {{tabId?: number}} [ctx]
+ */
+export function mapChromeError(err, ctx = {}) {
+  if (err instanceof ProtocolError) return err;
+  const text = errorText(err);
+  const tab = ctx.tabId === undefined ? 'the tab' : `tab ${ctx.tabId}`;
+  for (const { re, say } of RESTRICTED) {
+    const m = text.match(re);
+    if (m) {
+      const message = `${say(m)(tab)} (Chrome said: ${text})`;
+      return new ProtocolError('restricted_page', message);
+    }
+  }
+  if (TAB_CLOSED.test(text)) {
+    return new ProtocolError(
+      'tab_closed',
+      `${tab} does not exist or was closed; list tabs or open a new one`,
+    );
+  }
+  if (DETACHED.test(text)) {
+    return new ProtocolError(
+      'detached',
+      `the debugger was detached from ${tab} (the user may have pressed ` +
+        `"Cancel" on the debugging bar, or DevTools took over); ` +
+        `the next command re-attaches`,
+    );
+  }
+  if (
+    /Invalid url pattern|Invalid value for argument|Error in invocation/i.test(
+      text,
+    )
+  ) {
+    return new ProtocolError(
+      'bad_request',
+      `Chrome rejected the params: ${text}`,
+    );
+  }
+  return new ProtocolError('cdp_error', text);
+}
+
+/** Any thrown value as a ProtocolError; non-protocol errors become internal. */
+export function asProtocolError(err, where) {
+  if (err instanceof ProtocolError) return err;
+  return new ProtocolError('internal', `${where}: ${errorText(err)}`);
+}

@@ -1,0 +1,85 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+)
+
+// latencies records per-call durations and reports p50/p95 beside ns/op.
+type latencies []time.Duration
+
+func (l *latencies) time(f func() error) error {
+	start := time.Now()
+	err := f()
+	*l = append(*l, time.Since(start))
+	return err
+}
+
+func (l latencies) report(b *testing.B) {
+	if len(l) == 0 {
+		return
+	}
+	s := slices.Clone(l)
+	slices.Sort(s)
+	q := func(p float64) float64 { return float64(s[int(p*float64(len(s)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(q(0.50), "p50-ms")
+	b.ReportMetric(q(0.95), "p95-ms")
+}
+
+// BenchmarkE2EEcho: daemon → host → extension → host → daemon `ping`.
+func BenchmarkE2EEcho(b *testing.B) {
+	c := StartChain(b, hostBin)
+	ctx := context.Background()
+	for range 20 { // warm-up
+		if _, err := c.Link.Call(ctx, "ping", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var lat latencies
+	b.ResetTimer()
+	for b.Loop() {
+		if err := lat.time(func() error { _, err := c.Link.Call(ctx, "ping", map[string]int{"echo": 1}); return err }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	lat.report(b)
+}
+
+// BenchmarkE2ERelayedEvaluate: daemon → host → extension →
+// chrome.debugger Runtime.evaluate(1+1) → back.
+func BenchmarkE2ERelayedEvaluate(b *testing.B) {
+	c := StartChain(b, hostBin)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	id := openTab(b, ctx, c, c.PageURL("pages/title.html"))
+	params := map[string]any{"expression": "1+1", "returnByValue": true}
+	call := func() error {
+		raw, err := cdp(ctx, c, id, "Runtime.evaluate", params)
+		if err != nil {
+			return err
+		}
+		var r struct {
+			Result struct{ Value int } `json:"result"`
+		}
+		if err := json.Unmarshal(raw, &r); err != nil || r.Result.Value != 2 {
+			b.Fatalf("evaluate 1+1 = %s (%v)", raw, err)
+		}
+		return nil
+	}
+	for range 20 {
+		if err := call(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var lat latencies
+	b.ResetTimer()
+	for b.Loop() {
+		if err := lat.time(call); err != nil {
+			b.Fatal(err)
+		}
+	}
+	lat.report(b)
+}

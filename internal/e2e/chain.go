@@ -1,0 +1,135 @@
+// Package e2e holds Gasoline's end-to-end tests and benchmarks: real
+// Debian Chromium (headless) with the unpacked extension, the real
+// gasoline-host started by Chromium from a registered native-host manifest,
+// and a real daemon. This file is the shared fixture.
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/bridge"
+	"github.com/gasoline-mcp/gasoline/internal/extlink"
+	"github.com/gasoline-mcp/gasoline/internal/testbrowser"
+)
+
+// RepoRoot is the repository's top folder.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// BuildHost builds gasoline-host into dir and returns its path.
+func BuildHost(dir string) (string, error) {
+	out := filepath.Join(dir, "gasoline-host")
+	cmd := exec.Command("go", "build", "-o", out, "./host")
+	cmd.Dir = RepoRoot()
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building gasoline-host: %v\n%s", err, b)
+	}
+	return out, nil
+}
+
+// FreePort returns a loopback port that was free a moment ago.
+func FreePort(tb testing.TB) int {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// ServeTestdata serves testdata/ on 127.0.0.1 for the test's lifetime.
+func ServeTestdata(tb testing.TB) *httptest.Server {
+	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(RepoRoot(), "testdata"))))
+	tb.Cleanup(srv.Close)
+	return srv
+}
+
+// Install registers the host for a Chromium profile with the product's own
+// installer command.
+func Install(tb testing.TB, hostBin, userDataDir string) {
+	tb.Helper()
+	cmd := exec.Command(hostBin, "install", "--browser", "chromium", "--user-data-dir", userDataDir)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("gasoline-host install: %v\n%s", err, b)
+	}
+}
+
+// Chain is the real chain with the daemon running in this process, so
+// tests can make daemon-side calls into the extension.
+type Chain struct {
+	Home    string
+	Port    int
+	Server  *bridge.Server
+	Browser *testbrowser.Browser
+	Pages   *httptest.Server
+	Link    *extlink.Link
+}
+
+// StartChain starts the daemon in-process, Chromium with the extension, and
+// waits (bounded) for the extension to complete its handshake through the
+// native host Chromium launched.
+func StartChain(tb testing.TB, hostBin string) *Chain {
+	tb.Helper()
+	c := &Chain{Home: tb.TempDir(), Port: FreePort(tb)}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan *bridge.Server, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- bridge.Run(ctx, bridge.Config{Dir: c.Home, Port: c.Port, Logger: testLogger(tb, c.Home),
+			Ready: func(s *bridge.Server) { ready <- s }})
+	}()
+	tb.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			tb.Errorf("daemon: %v", err)
+		}
+	})
+	select {
+	case c.Server = <-ready:
+	case err := <-done:
+		tb.Fatalf("daemon did not start: %v", err)
+	}
+	c.Pages = ServeTestdata(tb)
+	udd := tb.TempDir()
+	Install(tb, hostBin, udd)
+	c.Browser = testbrowser.Start(tb, testbrowser.Options{
+		ExtensionDir: filepath.Join(RepoRoot(), "extension"),
+		UserDataDir:  udd,
+		Env:          []string{"GASOLINE_HOME=" + c.Home, "GASOLINE_PORT=" + strconv.Itoa(c.Port)},
+	})
+	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer wcancel()
+	l, err := c.Server.Extensions().Wait(wctx)
+	if err != nil {
+		tb.Fatalf("extension never connected: %v", err)
+	}
+	c.Link = l
+	return c
+}
+
+// PageURL is the URL of a file under testdata/.
+func (c *Chain) PageURL(path string) string { return c.Pages.URL + "/" + path }
+
+// testLogger writes the in-process daemon's log to a file in its home.
+func testLogger(tb testing.TB, home string) *slog.Logger {
+	f, err := os.Create(filepath.Join(home, "daemon-test.log"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { f.Close() })
+	return slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}

@@ -1,0 +1,214 @@
+package extlink
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
+)
+
+// pipe is an in-memory message connection; its peer is the extension.
+type pipe struct {
+	in     chan []byte
+	out    chan []byte
+	closed chan struct{}
+}
+
+func newPipe() (*pipe, *pipe) {
+	a2b, b2a, done := make(chan []byte, 16), make(chan []byte, 16), make(chan struct{})
+	return &pipe{in: b2a, out: a2b, closed: done}, &pipe{in: a2b, out: b2a, closed: done}
+}
+
+func (p *pipe) Read(ctx context.Context) ([]byte, error) {
+	select {
+	case b := <-p.in:
+		return b, nil
+	case <-p.closed:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (p *pipe) Write(ctx context.Context, b []byte) error {
+	select {
+	case p.out <- b:
+		return nil
+	case <-p.closed:
+		return io.ErrClosedPipe
+	}
+}
+
+func (p *pipe) Close(string) error {
+	select {
+	case <-p.closed:
+	default:
+		close(p.closed)
+	}
+	return nil
+}
+
+func send(t *testing.T, p *pipe, m protocol.Message) {
+	b, _ := json.Marshal(m)
+	require.NoError(t, p.Write(t.Context(), b))
+}
+
+func recv(t *testing.T, p *pipe) protocol.Message {
+	b, err := p.Read(t.Context())
+	require.NoError(t, err)
+	var m protocol.Message
+	require.NoError(t, json.Unmarshal(b, &m))
+	return m
+}
+
+// serve runs a Link; the returned channel closes when Serve returns.
+func serve(t *testing.T, opts Options) (*Link, *pipe, <-chan struct{}) {
+	daemon, ext := newPipe()
+	l := New(daemon, opts)
+	done := make(chan struct{})
+	go func() { defer close(done); l.Serve(t.Context()) }()
+	t.Cleanup(func() { daemon.Close("test over"); <-done })
+	return l, ext, done
+}
+
+func hello(t *testing.T, ext *pipe, proto int) protocol.Message {
+	p, _ := json.Marshal(protocol.Hello{Protocol: proto, Role: "extension"})
+	send(t, ext, protocol.Message{ID: 1, Method: "hello", Params: p})
+	return recv(t, ext)
+}
+
+func TestHandshake(t *testing.T) {
+	readied := make(chan *Link, 1)
+	l, ext, _ := serve(t, Options{Version: "1.2.3", OnReady: func(l *Link) { readied <- l }})
+
+	send(t, ext, protocol.Message{ID: 9, Method: "ping"})
+	m := recv(t, ext)
+	require.Equal(t, protocol.CodeNotReady, m.Error.Code, "requests before hello are refused")
+
+	_, err := l.Call(t.Context(), "ping", nil)
+	require.ErrorContains(t, err, protocol.CodeNotReady)
+
+	m = hello(t, ext, protocol.Version)
+	require.Nil(t, m.Error)
+	var w protocol.Welcome
+	require.NoError(t, json.Unmarshal(m.Result, &w))
+	require.Equal(t, "1.2.3", w.Version)
+	require.Equal(t, 1<<20, w.MaxFrame)
+	require.Same(t, l, <-readied)
+
+	send(t, ext, protocol.Message{ID: 10, Method: "ping"})
+	require.JSONEq(t, `true`, string(mustGet(t, recv(t, ext).Result, "pong")))
+	send(t, ext, protocol.Message{ID: 11, Method: "nope"})
+	require.Equal(t, protocol.CodeUnknownMethod, recv(t, ext).Error.Code)
+}
+
+func TestProtocolMismatch(t *testing.T) {
+	l, ext, _ := serve(t, Options{})
+	m := hello(t, ext, protocol.Version+1)
+	require.Equal(t, protocol.CodeProtocolMismatch, m.Error.Code)
+	select {
+	case <-l.Ready():
+		t.Fatal("link became ready on a protocol mismatch")
+	default:
+	}
+}
+
+func TestCallRepliesAndErrors(t *testing.T) {
+	l, ext, _ := serve(t, Options{})
+	hello(t, ext, protocol.Version)
+
+	type out struct {
+		raw json.RawMessage
+		err error
+	}
+	res := make(chan out, 2)
+	go func() { r, err := l.Call(t.Context(), "tabs.query", nil); res <- out{r, err} }()
+	go func() { r, err := l.Call(t.Context(), "cdp.send", nil); res <- out{r, err} }()
+	a, b := recv(t, ext), recv(t, ext)
+	// Answer out of order: replies match by id.
+	for _, req := range []protocol.Message{b, a} {
+		if req.Method == "tabs.query" {
+			send(t, ext, protocol.Message{ID: req.ID, Result: json.RawMessage(`{"tabs":[]}`)})
+		} else {
+			send(t, ext, protocol.Message{ID: req.ID, Error: &protocol.Error{Code: protocol.CodeTabClosed, Message: "gone"}})
+		}
+	}
+	got := []out{<-res, <-res}
+	var okRes, errRes int
+	for _, o := range got {
+		if o.err != nil {
+			var pe *protocol.Error
+			require.True(t, errors.As(o.err, &pe))
+			require.Equal(t, protocol.CodeTabClosed, pe.Code)
+			errRes++
+		} else {
+			require.JSONEq(t, `{"tabs":[]}`, string(o.raw))
+			okRes++
+		}
+	}
+	require.Equal(t, 1, okRes)
+	require.Equal(t, 1, errRes)
+}
+
+func TestPendingCallsFailWhenLinkCloses(t *testing.T) {
+	l, ext, done := serve(t, Options{})
+	hello(t, ext, protocol.Version)
+	errc := make(chan error, 1)
+	go func() { _, err := l.Call(t.Context(), "cdp.send", nil); errc <- err }()
+	recv(t, ext) // in flight, never answered
+	ext.Close("extension died")
+	err := <-errc
+	var pe *protocol.Error
+	require.True(t, errors.As(err, &pe), "got %v", err)
+	require.Equal(t, protocol.CodeExtensionDisconnected, pe.Code)
+	require.True(t, pe.Retryable)
+	<-done
+	_, err = l.Call(t.Context(), "ping", nil)
+	require.ErrorAs(t, err, &pe)
+}
+
+func TestCallBoundedByContext(t *testing.T) {
+	l, ext, _ := serve(t, Options{})
+	hello(t, ext, protocol.Version)
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	_, err := l.Call(ctx, "cdp.send", nil) // the extension never answers
+	var pe *protocol.Error
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, protocol.CodeTimeout, pe.Code)
+}
+
+func TestHubWaitAndFailover(t *testing.T) {
+	var h Hub
+	_, err := h.Call(t.Context(), "ping", nil)
+	require.ErrorContains(t, err, protocol.CodeExtensionDisconnected)
+
+	got := make(chan *Link, 1)
+	go func() { l, _ := h.Wait(t.Context()); got <- l }()
+	a, b := &Link{}, &Link{}
+	h.Add(a)
+	require.Same(t, a, <-got)
+	h.Add(b)
+	require.Same(t, b, h.Current())
+	h.Remove(b)
+	require.Same(t, a, h.Current())
+	h.Remove(a)
+	require.False(t, h.Connected())
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, err = h.Wait(ctx)
+	require.ErrorContains(t, err, protocol.CodeExtensionDisconnected)
+}
+
+func mustGet(t *testing.T, raw json.RawMessage, k string) json.RawMessage {
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(raw, &m))
+	return m[k]
+}
