@@ -18,7 +18,7 @@ vet:
 
 # test: everything. Unit tests first (fast feedback), then the JS unit
 # tests, then end to end in real Chromium, then the MCP conformance suite.
-test: chromium vet
+test: chromium lint
 	$(GO) test -race -count=1 ./...
 	node --test extension/tests/
 	$(MAKE) --no-print-directory conformance

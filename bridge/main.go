@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -43,5 +44,12 @@ func Main(ctx context.Context, args []string, stderr io.Writer) error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(io.MultiWriter(logf, stderr), &slog.HandlerOptions{Level: level}))
-	return Run(ctx, Config{Dir: dir, Port: port, Logger: log})
+	err = Run(ctx, Config{Dir: dir, Port: port, Logger: log})
+	if errors.Is(err, state.ErrLocked) {
+		// Another daemon serves this state dir: nothing to do, and not a
+		// failure (a service manager would otherwise restart us in a loop).
+		log.Info("another daemon already runs for this state directory; exiting", "dir", dir)
+		return nil
+	}
+	return err
 }

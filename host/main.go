@@ -62,7 +62,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case mode == "--mcp" || mode == "mcp":
 		return mcprelay.Main(ctx, rest, stdin, stdout, stderr)
 	case mode == "daemon":
-		return bridge.Main(ctx, rest, stderr)
+		// Under the Windows service manager the daemon must answer it;
+		// elsewhere service.Run just calls the function.
+		return service.Run(ctx, func(ctx context.Context) error { return bridge.Main(ctx, rest, stderr) })
 	case mode == "install":
 		return install.Main(ctx, false, rest, stdout, stderr)
 	case mode == "uninstall":

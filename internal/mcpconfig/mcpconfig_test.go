@@ -1,0 +1,143 @@
+package mcpconfig
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+var target = Target{
+	Command:   "/home/a b/.local/bin/gasoline-host",
+	URL:       "http://127.0.0.1:7890/mcp",
+	StateFile: "/home/a b/.local/state/gasoline/state.json",
+}
+
+// jsonBlocks returns the JSON documents in a snippet (lines from "{" to "}").
+func jsonBlocks(t *testing.T, s string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	var cur []string
+	for _, line := range strings.Split(s, "\n") {
+		if line == "{" {
+			cur = []string{}
+		}
+		if cur != nil {
+			cur = append(cur, line)
+		}
+		if line == "}" && cur != nil {
+			var v map[string]any
+			if err := json.Unmarshal([]byte(strings.Join(cur, "\n")), &v); err != nil {
+				t.Fatalf("invalid JSON block: %v\n%s", err, strings.Join(cur, "\n"))
+			}
+			out = append(out, v)
+			cur = nil
+		}
+	}
+	return out
+}
+
+func server(t *testing.T, doc map[string]any) map[string]any {
+	t.Helper()
+	servers, _ := doc["mcpServers"].(map[string]any)
+	s, ok := servers["gasoline"].(map[string]any)
+	if !ok {
+		t.Fatalf("no mcpServers.gasoline in %v", doc)
+	}
+	return s
+}
+
+func TestStdioJSONSnippets(t *testing.T) {
+	for _, c := range []string{"claude", "gemini", "cursor", "json"} {
+		t.Run(c, func(t *testing.T) {
+			s, err := Snippet(c, target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			blocks := jsonBlocks(t, s)
+			if len(blocks) == 0 {
+				t.Fatalf("no JSON in:\n%s", s)
+			}
+			srv := server(t, blocks[0])
+			if srv["command"] != target.Command || !reflect.DeepEqual(srv["args"], []any{"--mcp"}) {
+				t.Errorf("stdio server = %v", srv)
+			}
+		})
+	}
+}
+
+func TestHTTPSnippets(t *testing.T) {
+	for c, key := range map[string]string{"gemini": "httpUrl", "cursor": "url"} {
+		s, _ := Snippet(c, target)
+		blocks := jsonBlocks(t, s)
+		if len(blocks) != 2 {
+			t.Fatalf("%s: want stdio and HTTP blocks, got %d:\n%s", c, len(blocks), s)
+		}
+		srv := server(t, blocks[1])
+		if srv[key] != target.URL {
+			t.Errorf("%s: %s = %v, want %s", c, key, srv[key], target.URL)
+		}
+		if h, _ := srv["headers"].(map[string]any); h["Authorization"] != "Bearer <token>" {
+			t.Errorf("%s: headers = %v", c, srv["headers"])
+		}
+		if !strings.Contains(s, target.StateFile) {
+			t.Errorf("%s: snippet does not say where the token is:\n%s", c, s)
+		}
+	}
+}
+
+func TestClaudeCommand(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX quoting")
+	}
+	s, _ := Snippet("claude", target)
+	if want := "claude mcp add gasoline -- '/home/a b/.local/bin/gasoline-host' --mcp\n"; !strings.Contains(s, want) {
+		t.Errorf("claude snippet lacks %q:\n%s", want, s)
+	}
+	if want := "claude mcp add --transport http gasoline http://127.0.0.1:7890/mcp"; !strings.Contains(s, want) {
+		t.Errorf("claude snippet lacks %q:\n%s", want, s)
+	}
+}
+
+func TestCodexTOML(t *testing.T) {
+	tg := target
+	tg.Command = `C:\Users\a "b"\gasoline-host.exe`
+	s, _ := Snippet("codex", tg)
+	want := "[mcp_servers.gasoline]\ncommand = \"C:\\\\Users\\\\a \\\"b\\\"\\\\gasoline-host.exe\"\nargs = [\"--mcp\"]\n"
+	if !strings.Contains(s, want) {
+		t.Errorf("codex snippet lacks\n%s\ngot:\n%s", want, s)
+	}
+	if !strings.Contains(s, `# bearer_token_env_var = "GASOLINE_TOKEN"`) || !strings.Contains(s, `# url = "http://127.0.0.1:7890/mcp"`) {
+		t.Errorf("codex snippet lacks the HTTP form:\n%s", s)
+	}
+}
+
+func TestMainPrintsEveryClient(t *testing.T) {
+	t.Setenv("GASOLINE_PORT", "7999")
+	t.Setenv("GASOLINE_HOME", t.TempDir())
+	bin := filepath.Join(t.TempDir(), "gasoline-host")
+	if err := os.WriteFile(bin, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if err := Main(context.Background(), []string{"--path", bin}, &out, &errOut); err != nil {
+		t.Fatalf("Main: %v\n%s", err, errOut.String())
+	}
+	for _, want := range []string{"# Claude Code", "# Codex", "# Gemini CLI", "# Cursor", "http://127.0.0.1:7999/mcp", bin} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if err := Main(context.Background(), []string{"--client", "vscode"}, &out, &errOut); err == nil {
+		t.Error("--client vscode: got nil error")
+	}
+	// Nothing is created: printing configuration has no side effects.
+	if entries, _ := os.ReadDir(os.Getenv("GASOLINE_HOME")); len(entries) != 0 {
+		t.Errorf("mcp-config wrote into the state folder: %v", entries)
+	}
+}
