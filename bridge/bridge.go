@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/extid"
 	"github.com/gasoline-mcp/gasoline/internal/extlink"
 	"github.com/gasoline-mcp/gasoline/internal/httpguard"
@@ -38,18 +39,22 @@ type Config struct {
 
 // Server is a running daemon.
 type Server struct {
-	cfg   Config
-	log   *slog.Logger
-	token string
-	guard *httpguard.Guard
-	links extlink.Hub
-	mux   *http.ServeMux
-	mcp   mcpStatus
+	cfg    Config
+	log    *slog.Logger
+	token  string
+	guard  *httpguard.Guard
+	links  extlink.Hub
+	router *cdp.Router
+	mux    *http.ServeMux
+	mcp    mcpStatus
 
 	stop     context.CancelFunc // ends Run; used by /shutdown
 	stopOnce sync.Once
 	port     int
 }
+
+// CDP returns a typed CDP session on a tab of the connected browser.
+func (s *Server) CDP(tabID int) *cdp.Session { return s.router.Session(&s.links, tabID) }
 
 // Extensions returns the hub of live extension links.
 func (s *Server) Extensions() *extlink.Hub { return &s.links }
@@ -96,7 +101,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 
-	s := &Server{cfg: cfg, log: log, token: state.NewToken(), stop: cancel, port: cfg.Port}
+	s := &Server{cfg: cfg, log: log, token: state.NewToken(), stop: cancel, port: cfg.Port, router: cdp.NewRouter()}
 	s.guard = &httpguard.Guard{Token: s.token, AllowedOrigins: []string{extid.Origin}}
 	s.mux = http.NewServeMux()
 	s.routes()

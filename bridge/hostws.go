@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/coder/websocket"
@@ -44,10 +45,33 @@ func (s *Server) handleHostWS(w http.ResponseWriter, r *http.Request) {
 	s.log.Info("native host disconnected", "err", err)
 }
 
-// onExtensionEvent receives CDP and tab events; the capture buffers attach
-// here.
+// onExtensionEvent receives CDP and tab events on the link's read
+// goroutine and routes them; it never blocks.
 func (s *Server) onExtensionEvent(l *extlink.Link, ev extlink.Event) {
-	s.log.Debug("extension event", "method", ev.Method, "bytes", len(ev.Params))
+	switch ev.Method {
+	case "cdp.event":
+		var p struct {
+			TabID     int             `json:"tab_id"`
+			Method    string          `json:"method"`
+			Params    json.RawMessage `json:"params"`
+			SessionID string          `json:"session_id"`
+		}
+		if json.Unmarshal(ev.Params, &p) != nil {
+			s.log.Warn("malformed cdp.event dropped", "bytes", len(ev.Params))
+			return
+		}
+		s.router.Dispatch(p.TabID, p.SessionID, p.Method, p.Params)
+	case "tabs.removed", "cdp.detached":
+		var p struct {
+			TabID int `json:"tab_id"`
+		}
+		if json.Unmarshal(ev.Params, &p) == nil {
+			s.router.Forget(p.TabID)
+		}
+		s.log.Debug("extension event", "method", ev.Method, "tab", p.TabID)
+	default:
+		s.log.Debug("extension event", "method", ev.Method, "bytes", len(ev.Params))
+	}
 }
 
 // wsConn adapts a WebSocket to extlink.Conn (one message per text frame).

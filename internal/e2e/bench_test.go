@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -54,18 +53,14 @@ func BenchmarkE2ERelayedEvaluate(b *testing.B) {
 	c := StartChain(b, hostBin)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	id := openTab(b, ctx, c, c.PageURL("pages/title.html"))
-	params := map[string]any{"expression": "1+1", "returnByValue": true}
+	s := openTab(b, ctx, c, c.PageURL("pages/title.html"))
 	call := func() error {
-		raw, err := cdp(ctx, c, id, "Runtime.evaluate", params)
+		v, err := evaluate(ctx, s, "1+1")
 		if err != nil {
 			return err
 		}
-		var r struct {
-			Result struct{ Value int } `json:"result"`
-		}
-		if err := json.Unmarshal(raw, &r); err != nil || r.Result.Value != 2 {
-			b.Fatalf("evaluate 1+1 = %s (%v)", raw, err)
+		if string(v) != "2" {
+			b.Fatalf("evaluate 1+1 = %s", v)
 		}
 		return nil
 	}

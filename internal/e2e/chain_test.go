@@ -3,10 +3,16 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gasoline-mcp/gasoline/internal/cdp"
 )
 
 type tab struct {
@@ -14,8 +20,9 @@ type tab struct {
 	URL string `json:"url"`
 }
 
-// openTab opens a tab on url and returns its id once the page has loaded.
-func openTab(t testing.TB, ctx context.Context, c *Chain, url string) int {
+// openTab opens a background tab, navigates it to url through typed CDP,
+// and returns its session once the load event fired.
+func openTab(t testing.TB, ctx context.Context, c *Chain, url string) *cdp.Session {
 	t.Helper()
 	raw, err := c.Link.Call(ctx, "tabs.create", map[string]any{"url": "about:blank"})
 	require.NoError(t, err)
@@ -23,45 +30,34 @@ func openTab(t testing.TB, ctx context.Context, c *Chain, url string) int {
 		Tab tab `json:"tab"`
 	}
 	require.NoError(t, json.Unmarshal(raw, &res))
-	id := res.Tab.ID
-	_, err = cdp(ctx, c, id, "Page.navigate", map[string]any{"url": url})
+	s := c.Server.CDP(res.Tab.ID)
+	_, err = cdproto.Call(ctx, s, page.Enable, page.EnableParams{})
 	require.NoError(t, err)
-	return id
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	loaded := cdproto.Events(lctx, s, page.LoadEventFired) // subscribed before navigating
+	nav, err := cdproto.Call(ctx, s, page.Navigate, page.NavigateParams{URL: url})
+	require.NoError(t, err)
+	require.Empty(t, nav.ErrorText)
+	for _, err := range loaded {
+		require.NoError(t, err)
+		break
+	}
+	return s
 }
 
-func cdp(ctx context.Context, c *Chain, tabID int, method string, params any) (json.RawMessage, error) {
-	return c.Link.Call(ctx, "cdp.send", map[string]any{"tab_id": tabID, "method": method, "params": params})
-}
-
-// evaluate runs expression in the tab after its document has loaded.
-func evaluate(ctx context.Context, c *Chain, tabID int, expression string) (json.RawMessage, error) {
-	waitLoad := `new Promise(r => document.readyState === 'complete' ? r() : addEventListener('load', () => r(), {once: true}))`
-	raw, err := cdp(ctx, c, tabID, "Runtime.evaluate", map[string]any{
-		"expression":    "(async () => { await " + waitLoad + "; return " + expression + "; })()",
-		"awaitPromise":  true,
-		"returnByValue": true,
-	})
+// evaluate runs expression in the page and returns its JSON value.
+func evaluate(ctx context.Context, s *cdp.Session, expression string) (json.RawMessage, error) {
+	yes := true
+	res, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: expression, ReturnByValue: &yes, AwaitPromise: &yes})
 	if err != nil {
 		return nil, err
 	}
-	var res struct {
-		Result struct {
-			Value json.RawMessage `json:"value"`
-		} `json:"result"`
-		ExceptionDetails json.RawMessage `json:"exceptionDetails"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, err
-	}
 	if res.ExceptionDetails != nil {
-		return nil, &jsError{string(res.ExceptionDetails)}
+		return nil, fmt.Errorf("page threw: %s", res.ExceptionDetails.Text)
 	}
-	return res.Result.Value, nil
+	return json.RawMessage(res.Result.Value), nil
 }
-
-type jsError struct{ detail string }
-
-func (e *jsError) Error() string { return "page threw: " + e.detail }
 
 func TestE2EEvaluateTitleThroughChain(t *testing.T) {
 	c := StartChain(t, hostBin)
@@ -75,8 +71,8 @@ func TestE2EEvaluateTitleThroughChain(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, `{"pong":true,"echo":"hi"}`, string(raw))
 
-	id := openTab(t, ctx, c, c.PageURL("pages/title.html"))
-	title, err := evaluate(ctx, c, id, "document.title")
+	tabSession := openTab(t, ctx, c, c.PageURL("pages/title.html"))
+	title, err := evaluate(ctx, tabSession, "document.title")
 	require.NoError(t, err)
 	require.JSONEq(t, `"Gasoline e2e: title page"`, string(title))
 }
