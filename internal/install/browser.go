@@ -158,3 +158,9 @@ func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return !errors.Is(err, fs.ErrNotExist)
 }
+
+// Found lists the browsers this user has (their user data folder exists).
+func Found() []string {
+	found, _ := foundBrowsers(false)
+	return found
+}
