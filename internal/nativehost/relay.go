@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/tidwall/gjson"
 
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
 	"github.com/gasoline-mcp/gasoline/internal/nativemsg"
@@ -193,14 +194,11 @@ func (r *relay) offline(ctx context.Context, wait time.Duration) (done bool, err
 }
 
 func (r *relay) fromExtensionOffline(msg []byte) error {
-	m, ok := r.parse(msg)
-	if !ok {
-		return nil
-	}
-	if m.Method == protocol.MethodHello && m.IsRequest() {
+	m := peek(msg)
+	if m.Method == protocol.MethodHello && m.isRequest() {
 		r.setHello(msg)
 	}
-	if m.IsRequest() {
+	if m.isRequest() {
 		return r.replyError(m.ID, unavailable())
 	}
 	return nil
@@ -213,13 +211,22 @@ func unavailable() *protocol.Error {
 	return e
 }
 
-func (r *relay) parse(msg []byte) (*protocol.Message, bool) {
-	var m protocol.Message
-	if err := json.Unmarshal(msg, &m); err != nil {
-		r.log.Warn("dropping message of unknown shape", "bytes", len(msg))
-		return nil, false
-	}
-	return &m, true
+// head is what the relay needs of a message: its id and method. It is
+// read with gjson, without decoding params or results (CDP events and
+// screenshots can be megabytes; the relay forwards them untouched).
+type head struct {
+	ID     int64
+	Method string
+}
+
+func (h head) isRequest() bool { return h.ID != 0 && h.Method != "" }
+func (h head) isReply() bool   { return h.ID != 0 && h.Method == "" }
+
+// peek reads a message's head. Messages from Chrome were validated as JSON
+// by the frame reader already, so this is one cheap scan.
+func peek(msg []byte) head {
+	res := gjson.GetManyBytes(msg, "id", "method")
+	return head{ID: res[0].Int(), Method: res[1].String()}
 }
 
 func (r *relay) setHello(msg []byte) {

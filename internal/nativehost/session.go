@@ -73,11 +73,8 @@ func (r *relay) session(ctx context.Context, c *websocket.Conn) (done bool, err 
 // up forwards one message from Chrome to the daemon, tracking requests so
 // they can be failed if the daemon goes away.
 func (r *relay) up(ctx context.Context, c *websocket.Conn, msg []byte) error {
-	m, ok := r.parse(msg)
-	if !ok {
-		return nil
-	}
-	if m.IsRequest() {
+	m := peek(msg)
+	if m.isRequest() {
 		if m.Method == protocol.MethodHello {
 			r.setHello(msg)
 		}
@@ -101,10 +98,9 @@ func (r *relay) down(ctx context.Context, c *websocket.Conn) error {
 		if err != nil {
 			return err
 		}
-		var m protocol.Message
-		if json.Unmarshal(msg, &m) == nil && m.IsReply() {
+		if h := peek(msg); h.isReply() {
 			r.mu.Lock()
-			delete(r.pending, m.ID)
+			delete(r.pending, h.ID)
 			r.mu.Unlock()
 		}
 		if err := r.out.WriteMessage(msg); err != nil {
