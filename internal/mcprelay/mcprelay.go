@@ -1,14 +1,88 @@
-// Package mcprelay is `gasoline-host --mcp`: it ensures the daemon is up and
-// relays MCP JSON-RPC between stdio and the daemon.
+// Package mcprelay is `gasoline-host --mcp`: it ensures the daemon is up
+// and relays MCP JSON-RPC between stdio (one message per line) and the
+// daemon's /ws/mcp WebSocket (one message per WebSocket message). It holds
+// no policy; the daemon's dispatcher answers every call.
+//
+// Stdout carries protocol bytes only and has one writer (the relay loop);
+// logs go to stderr. When the daemon goes away mid-session the relay
+// answers in-flight requests with JSON-RPC errors, re-runs the launcher,
+// reconnects, replays the client's initialize handshake and tells the
+// client with a notifications/message.
 package mcprelay
 
 import (
 	"context"
-	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/launcher"
 )
 
-// Main runs `gasoline-host --mcp`.
+// Main runs `gasoline-host --mcp [--session ID] [--debug]`.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return errors.New("mcp: not implemented yet")
+	fs := flag.NewFlagSet("--mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	hint := fs.String("session", os.Getenv("GASOLINE_SESSION"), "session id to resume (its pending commands and results)")
+	debug := fs.Bool("debug", os.Getenv("GASOLINE_DEBUG") != "", "log debug detail to stderr")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	level := slog.LevelInfo
+	if *debug {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	return Run(ctx, Config{
+		In: stdin, Out: stdout, Logger: log, Session: *hint,
+		Ensure: func(ctx context.Context) (launcher.Daemon, error) {
+			return launcher.Ensure(ctx, launcher.Options{Logger: log})
+		},
+	})
+}
+
+// Config configures Run. In, Out and Ensure are required.
+type Config struct {
+	In  io.Reader // the client's messages, one per line
+	Out io.Writer // protocol bytes only
+	// Ensure returns a reachable daemon, starting one if needed
+	// (launcher.Ensure in production).
+	Ensure func(ctx context.Context) (launcher.Daemon, error)
+	// Session is a session id to resume, if the daemon still keeps it.
+	Session string
+	// DrainTimeout bounds the wait for answers still in flight when stdin
+	// ends. Default 30s.
+	DrainTimeout time.Duration
+	// DialTimeout bounds one WebSocket handshake. Default 10s.
+	DialTimeout time.Duration
+	Logger      *slog.Logger
+}
+
+// MaxMessage bounds one message each way (a line on stdin, a WebSocket
+// message from the daemon).
+const MaxMessage = 64 << 20
+
+// Run relays until stdin ends (then it returns nil once in-flight answers
+// are written or DrainTimeout passes) or ctx ends.
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.In == nil || cfg.Out == nil || cfg.Ensure == nil {
+		return fmt.Errorf("mcprelay: Config.In, Out and Ensure are required")
+	}
+	if cfg.DrainTimeout <= 0 {
+		cfg.DrainTimeout = 30 * time.Second
+	}
+	if cfg.DialTimeout <= 0 {
+		cfg.DialTimeout = 10 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	r := newRelay(cfg)
+	stop := make(chan struct{})
+	defer close(stop)
+	lines := readLines(cfg.In, MaxMessage, stop)
+	return r.run(ctx, lines)
 }

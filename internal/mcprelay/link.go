@@ -1,0 +1,105 @@
+package mcprelay
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/gasoline-mcp/gasoline/internal/launcher"
+	"github.com/gasoline-mcp/gasoline/internal/version"
+)
+
+// Handshake headers of /ws/mcp (mcpserver.HeaderSession, HeaderResumed).
+const (
+	headerSession = "X-Gasoline-Session"
+	headerResumed = "X-Gasoline-Resumed"
+)
+
+// link is one WebSocket connection to the daemon. A reader goroutine
+// delivers messages on msgs and its end on done; close stops it and waits.
+type link struct {
+	c       *websocket.Conn
+	session string
+	resumed bool
+
+	msgs chan []byte
+	done chan error    // receives the read error once
+	stop chan struct{} // closed by close
+	wg   sync.WaitGroup
+}
+
+// dial connects to the daemon's /ws/mcp, asking to resume session hint.
+func dial(ctx context.Context, d launcher.Daemon, hint string, timeout time.Duration) (*link, error) {
+	hdr := http.Header{}
+	hdr.Set("Authorization", "Bearer "+d.Token)
+	hdr.Set("X-Gasoline-Version", version.Version)
+	if hint != "" {
+		hdr.Set(headerSession, hint)
+	}
+	dctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	c, resp, err := websocket.Dial(dctx, d.URL("ws", "/ws/mcp"), &websocket.DialOptions{HTTPHeader: hdr})
+	if err != nil {
+		return nil, err
+	}
+	c.SetReadLimit(MaxMessage)
+	l := &link{
+		c: c, session: resp.Header.Get(headerSession), resumed: resp.Header.Get(headerResumed) == "true",
+		msgs: make(chan []byte), done: make(chan error, 1), stop: make(chan struct{}),
+	}
+	l.wg.Add(1)
+	go l.read()
+	return l, nil
+}
+
+// read runs until the connection fails or closes; after stop it keeps
+// reading (and dropping) so the close handshake completes.
+func (l *link) read() {
+	defer l.wg.Done()
+	for {
+		_, data, err := l.c.Read(context.Background())
+		if err != nil {
+			l.done <- err
+			return
+		}
+		select {
+		case l.msgs <- data:
+		case <-l.stop:
+		}
+	}
+}
+
+// send writes one message, bounded so a stuck daemon cannot hang the relay.
+func (l *link) send(ctx context.Context, msg []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return l.c.Write(ctx, websocket.MessageText, msg)
+}
+
+// close ends the connection and waits for the reader. Safe on nil.
+func (l *link) close() {
+	if l == nil {
+		return
+	}
+	close(l.stop)
+	l.c.Close(websocket.StatusNormalClosure, "client done") // bounded by the library; ends Read
+	l.wg.Wait()
+}
+
+// msgsC and doneC are nil (never ready) on a nil link.
+func (l *link) msgsC() <-chan []byte {
+	if l == nil {
+		return nil
+	}
+	return l.msgs
+}
+
+func (l *link) doneC() <-chan error {
+	if l == nil {
+		return nil
+	}
+	return l.done
+}

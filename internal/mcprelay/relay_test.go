@@ -1,0 +1,331 @@
+package mcprelay
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/gasoline-mcp/gasoline/internal/launcher"
+)
+
+// fakeDaemon accepts /ws/mcp connections and hands them to the test.
+type fakeDaemon struct {
+	srv     *httptest.Server
+	conns   chan *daemonConn
+	resumed atomic.Bool // answer X-Gasoline-Resumed: true
+}
+
+// daemonConn reads continuously, like the real daemon, so the relay's
+// close handshake completes.
+type daemonConn struct {
+	t    *testing.T
+	c    *websocket.Conn
+	hint string // the session the relay asked to resume
+	msgs chan []byte
+}
+
+func newFakeDaemon(t *testing.T) *fakeDaemon {
+	f := &fakeDaemon{conns: make(chan *daemonConn, 4)}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/ws/mcp" || r.Header.Get("Authorization") != "Bearer tok" {
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set(headerSession, "s1")
+		w.Header().Set(headerResumed, strconv.FormatBool(f.resumed.Load()))
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		dc := &daemonConn{t: t, c: c, hint: r.Header.Get(headerSession), msgs: make(chan []byte, 16)}
+		f.conns <- dc
+		defer close(dc.msgs)
+		for {
+			_, data, err := c.Read(context.Background())
+			if err != nil {
+				return
+			}
+			dc.msgs <- data
+		}
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeDaemon) ensure(context.Context) (launcher.Daemon, error) {
+	port, _ := strconv.Atoi(f.srv.URL[strings.LastIndex(f.srv.URL, ":")+1:])
+	return launcher.Daemon{Port: port, Token: "tok", PID: 1}, nil
+}
+
+func (f *fakeDaemon) accept(t *testing.T) *daemonConn {
+	t.Helper()
+	select {
+	case dc := <-f.conns:
+		t.Cleanup(func() { dc.c.CloseNow() })
+		return dc
+	case <-time.After(10 * time.Second):
+		t.Fatal("the relay did not connect")
+		return nil
+	}
+}
+
+func (d *daemonConn) recv() map[string]any {
+	d.t.Helper()
+	var data []byte
+	select {
+	case msg, ok := <-d.msgs:
+		if !ok {
+			d.t.Fatal("daemon connection closed")
+		}
+		data = msg
+	case <-time.After(10 * time.Second):
+		d.t.Fatal("daemon got nothing")
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		d.t.Fatalf("daemon got %s: %v", data, err)
+	}
+	return m
+}
+
+func (d *daemonConn) send(msg string) {
+	d.t.Helper()
+	if err := d.c.Write(context.Background(), websocket.MessageText, []byte(msg)); err != nil {
+		d.t.Fatal(err)
+	}
+}
+
+// relayUnderTest runs Run with pipes for stdin and stdout.
+type relayUnderTest struct {
+	t     *testing.T
+	in    *io.PipeWriter
+	out   *bufio.Scanner
+	errc  chan error
+	lines chan map[string]any
+}
+
+func startRelay(t *testing.T, cfg Config) *relayUnderTest {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	cfg.In, cfg.Out = inR, outW
+	r := &relayUnderTest{t: t, in: inW, errc: make(chan error, 1), lines: make(chan map[string]any, 16)}
+	go func() {
+		err := Run(context.Background(), cfg)
+		outW.Close()
+		r.errc <- err
+	}()
+	go func() { // every stdout line must be one JSON-RPC message
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, MaxMessage)
+		for sc.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m["jsonrpc"] != "2.0" {
+				t.Errorf("stdout line is not a JSON-RPC message: %q", sc.Text())
+			}
+			r.lines <- m
+		}
+		close(r.lines)
+	}()
+	t.Cleanup(func() { inW.Close() })
+	return r
+}
+
+func (r *relayUnderTest) send(line string) {
+	r.t.Helper()
+	if _, err := io.WriteString(r.in, line+"\n"); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *relayUnderTest) recv() map[string]any {
+	r.t.Helper()
+	select {
+	case m, ok := <-r.lines:
+		if !ok {
+			r.t.Fatal("stdout closed")
+		}
+		return m
+	case <-time.After(10 * time.Second):
+		r.t.Fatal("nothing on stdout")
+		return nil
+	}
+}
+
+// exit closes stdin and returns Run's result.
+func (r *relayUnderTest) exit() error {
+	r.t.Helper()
+	r.in.Close()
+	select {
+	case err := <-r.errc:
+		return err
+	case <-time.After(10 * time.Second):
+		r.t.Fatal("relay did not exit after EOF")
+		return nil
+	}
+}
+
+const clientInit = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
+
+func TestRelayForwardsAndDrainsOnEOF(t *testing.T) {
+	fd := newFakeDaemon(t)
+	r := startRelay(t, Config{Ensure: fd.ensure})
+	d := fd.accept(t)
+	r.send(clientInit)
+	if got := d.recv(); got["method"] != "initialize" || got["id"] != 1.0 {
+		t.Fatalf("daemon got %v", got)
+	}
+	d.send(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}`)
+	if got := r.recv(); got["id"] != 1.0 || got["result"] == nil {
+		t.Fatalf("client got %v", got)
+	}
+	r.send("   ") // blank lines are skipped
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	d.recv()
+	// stdin ends with id 2 in flight: the relay waits for its answer.
+	r.in.Close()
+	d.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
+	d.send("{\n\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[]}}") // multi-line JSON is compacted
+	if got := r.recv(); got["method"] != "notifications/message" {
+		t.Fatalf("client got %v", got)
+	}
+	if got := r.recv(); got["id"] != 2.0 {
+		t.Fatalf("client got %v", got)
+	}
+	if err := r.exit(); err != nil {
+		t.Fatalf("exit: %v", err)
+	}
+}
+
+// TestRelayDaemonRestart: the daemon drops mid-request. The request gets a
+// JSON-RPC error, the relay reconnects asking for its session, replays the
+// handshake (swallowing the answer) and warns the client.
+func TestRelayDaemonRestart(t *testing.T) {
+	fd := newFakeDaemon(t)
+	r := startRelay(t, Config{Ensure: fd.ensure})
+	d := fd.accept(t)
+	r.send(clientInit)
+	d.recv()
+	d.send(`{"jsonrpc":"2.0","id":1,"result":{}}`)
+	r.recv()
+	r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	d.recv()
+	r.send(`{"jsonrpc":"2.0","id":"call-7","method":"tools/call","params":{"name":"observe","arguments":{"what":"page"}}}`)
+	d.recv()
+
+	d.c.CloseNow() // the daemon dies with call-7 in flight
+	lost := r.recv()
+	if lost["id"] != "call-7" || dig(lost, "error", "code") != float64(codeDaemonLost) || dig(lost, "error", "data", "code") != "daemon_restarted" {
+		t.Fatalf("in-flight answer: %v", lost)
+	}
+
+	d2 := fd.accept(t)
+	if d2.hint != "s1" {
+		t.Errorf("reconnect asked for session %q, want s1", d2.hint)
+	}
+	replayed := d2.recv()
+	if replayed["method"] != "initialize" || replayed["id"] != "gasoline-relay-reinit-1" || dig(replayed, "params", "clientInfo", "name") != "c" {
+		t.Fatalf("replayed %v", replayed)
+	}
+	if got := d2.recv(); got["method"] != "notifications/initialized" {
+		t.Fatalf("replayed %v", got)
+	}
+	d2.send(`{"jsonrpc":"2.0","id":"gasoline-relay-reinit-1","result":{}}`) // swallowed
+	note := r.recv()
+	if note["method"] != "notifications/message" || dig(note, "params", "level") != "warning" ||
+		!strings.Contains(dig(note, "params", "data").(string), "re-initialized") {
+		t.Fatalf("notice %v", note)
+	}
+	r.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	if got := d2.recv(); got["id"] != 8.0 {
+		t.Fatalf("after reconnect daemon got %v", got)
+	}
+	d2.send(`{"jsonrpc":"2.0","id":8,"result":{}}`)
+	if got := r.recv(); got["id"] != 8.0 {
+		t.Fatalf("after reconnect client got %v (the replayed answer leaked?)", got)
+	}
+	if err := r.exit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRelayResumedSessionNotice(t *testing.T) {
+	fd := newFakeDaemon(t)
+	r := startRelay(t, Config{Ensure: fd.ensure})
+	d := fd.accept(t)
+	r.send(clientInit)
+	d.recv()
+	r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	d.recv()
+	fd.resumed.Store(true)
+	d.c.CloseNow()
+	r.recv() // the error for the initialize that was never answered
+	d2 := fd.accept(t)
+	d2.recv()
+	d2.recv()
+	if note := r.recv(); dig(note, "params", "level") != "info" || !strings.Contains(dig(note, "params", "data").(string), "resumed") {
+		t.Fatalf("notice %v", note)
+	}
+	r.exit()
+}
+
+func TestRelayDaemonUnavailable(t *testing.T) {
+	calls := 0
+	ensure := func(context.Context) (launcher.Daemon, error) {
+		calls++
+		return launcher.Daemon{}, errors.New("port 1 answers, but not as Gasoline")
+	}
+	r := startRelay(t, Config{Ensure: ensure})
+	r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`) // dropped: nobody to tell
+	r.send(clientInit)
+	got := r.recv()
+	if got["id"] != 1.0 || dig(got, "error", "code") != float64(codeDaemonUnavailable) ||
+		!strings.Contains(dig(got, "error", "message").(string), "not as Gasoline") {
+		t.Fatalf("answer %v", got)
+	}
+	if err := r.exit(); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 3 {
+		t.Errorf("Ensure called %d times, want 3 (start, then once per message)", calls)
+	}
+}
+
+func TestReadLines(t *testing.T) {
+	in := "a\r\n\n" + strings.Repeat("x", 100) + "\nbb\nlast"
+	stop := make(chan struct{})
+	defer close(stop)
+	var got []string
+	for l := range readLines(strings.NewReader(in), 10, stop) {
+		if l.tooLong {
+			got = append(got, "<too long>")
+		} else {
+			got = append(got, string(l.data))
+		}
+	}
+	if want := "a|<too long>|bb|last"; strings.Join(got, "|") != want {
+		t.Errorf("lines %q, want %q", strings.Join(got, "|"), want)
+	}
+}
+
+func dig(v any, keys ...string) any {
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}

@@ -1,0 +1,73 @@
+package mcpserver_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// conformanceScenarios are the official suite's scenarios that apply to
+// any server (../shared/tools/mcp-conformance/README.md).
+var conformanceScenarios = []string{"server-initialize", "ping", "tools-list", "dns-rebinding-protection", "logging-set-level"}
+
+// TestConformance runs the official MCP conformance suite against /mcp of
+// a real daemon, through tokenProxy. It needs Node and the npm registry on
+// first run, so it runs when GASOLINE_CONFORMANCE=1 (make conformance).
+func TestConformance(t *testing.T) {
+	if os.Getenv("GASOLINE_CONFORMANCE") != "1" {
+		t.Skip("set GASOLINE_CONFORMANCE=1 (make conformance) to run the official MCP conformance suite")
+	}
+	runSh := os.Getenv("MCP_CONFORMANCE_RUN")
+	if runSh == "" {
+		runSh, _ = filepath.Abs("../../../shared/tools/mcp-conformance/run.sh")
+	}
+	if _, err := os.Stat(runSh); err != nil {
+		t.Fatalf("conformance runner: %v (set MCP_CONFORMANCE_RUN)", err)
+	}
+	d := startDaemon(t)
+	proxy := httptest.NewServer(tokenProxy(d))
+	defer proxy.Close()
+	for _, sc := range conformanceScenarios {
+		t.Run(sc, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			defer cancel()
+			out, err := exec.CommandContext(ctx, "bash", runSh, "server", "--url", proxy.URL+"/mcp", "--scenario", sc).CombinedOutput()
+			t.Logf("%s", out)
+			if err != nil {
+				t.Fatalf("scenario %s failed: %v", sc, err)
+			}
+			if !strings.Contains(string(out), " 0 failed") || strings.Contains(string(out), "FAILURE") {
+				t.Fatalf("scenario %s did not pass", sc)
+			}
+		})
+	}
+}
+
+// tokenProxy forwards to the daemon adding its bearer token — the suite
+// sends none. It keeps the client's Host header (so the daemon's own
+// DNS-rebinding check sees what the suite sends) and drops an Origin that is
+// the proxy's own origin: such a request is same-origin to the proxy, which
+// then calls the daemon as a non-browser client. Any other Origin reaches
+// the daemon and is judged there.
+func tokenProxy(d *daemon) http.Handler {
+	target, _ := url.Parse(d.url(""))
+	return &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			r.Out.Host = r.In.Host
+			r.Out.Header.Set("Authorization", "Bearer "+d.token)
+			if o := r.In.Header.Get("Origin"); o == "http://"+r.In.Host {
+				r.Out.Header.Del("Origin")
+			}
+		},
+		FlushInterval: -1, // stream SSE as it comes
+	}
+}

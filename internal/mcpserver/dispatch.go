@@ -1,0 +1,167 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gasoline-mcp/gasoline/internal/session"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
+)
+
+// The dispatcher: every tools/call from every transport comes through
+// toolHandler → dispatch.
+
+// CodeApprovalUnavailable: a gated mode was called and no approval engine
+// is configured, so the call is refused.
+const CodeApprovalUnavailable = "approval_unavailable"
+
+func (s *Server) toolHandler(tool string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		start := time.Now()
+		sess := s.sessionFor(req.Session)
+		res, key := s.dispatch(ctx, sess, tool, req.Params.Arguments)
+		s.log.Info("tool call", "tool", key, "session", sess.ID(), "args_bytes", len(req.Params.Arguments),
+			"is_error", res.IsError, "ms", time.Since(start).Milliseconds())
+		return res, nil
+	}
+}
+
+// dispatch validates the call, checks its classification and gate, and runs
+// it. It returns the result and "tool.mode" for the log.
+func (s *Server) dispatch(ctx context.Context, sess *session.Session, tool string, raw json.RawMessage) (*mcp.CallToolResult, string) {
+	tc, terr := tools.Parse(tool, raw)
+	if terr != nil {
+		return errorResult(terr), tool + ".?"
+	}
+	c := &Call{Call: tc, Session: sess}
+	key := tc.Mode.Key()
+	h, ok := s.handler(tc.Mode)
+	if !ok {
+		return errorResult(tools.NotAvailable(tc.Mode, s.served())), key
+	}
+	if tc.Mode.Class.Gated() {
+		if e := s.gate(ctx, c); e != nil {
+			return errorResult(e), key
+		}
+	}
+	if h.inline {
+		return s.invoke(ctx, h.run, c), key
+	}
+	return s.runCommand(ctx, h.run, c), key
+}
+
+func (s *Server) gate(ctx context.Context, c *Call) *tools.Error {
+	if s.opts.Gate == nil {
+		return tools.Errorf(CodeApprovalUnavailable, "%s %s changes the browser and needs the user's approval, "+
+			"but this build has no approval engine yet, so the call is refused", c.Mode.Tool, c.Mode.Name)
+	}
+	return s.opts.Gate(ctx, c)
+}
+
+// runCommand starts the call as a session command and waits for it within
+// its budget: past timeout_ms (or at once with background) it answers
+// still_processing with the correlation id. A client that goes away does
+// not stop the command; its result waits in the session.
+func (s *Server) runCommand(ctx context.Context, h Handler, c *Call) *mcp.CallToolResult {
+	cmd, err := c.Session.Start(c.Mode.Tool, c.Mode.Name, func(cctx context.Context) any {
+		return s.invoke(cctx, h, c)
+	})
+	if err != nil {
+		return errorResult(&tools.Error{Code: tools.CodeInternal, Message: "the daemon is shutting down; retry in a moment", Retryable: true, RetryAfterMS: 1000})
+	}
+	if c.Background {
+		return stillProcessing(cmd, 0)
+	}
+	timer := time.NewTimer(time.Duration(c.TimeoutMS) * time.Millisecond)
+	defer timer.Stop()
+	select {
+	case <-cmd.Done():
+		res, _ := cmd.Result()
+		return res.(*mcp.CallToolResult)
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	return stillProcessing(cmd, c.TimeoutMS)
+}
+
+// invoke runs a handler, turning its answer (or panic) into a result.
+func (s *Server) invoke(ctx context.Context, h Handler, c *Call) (res *mcp.CallToolResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("tool handler panicked", "tool", c.Mode.Key(), "panic", fmt.Sprint(p))
+			res = errorResult(tools.Errorf(tools.CodeInternal, "%s %s failed inside the daemon (a bug); the daemon log has details", c.Mode.Tool, c.Mode.Name))
+		}
+	}()
+	v, err := h(ctx, c)
+	if err != nil {
+		return s.failure(c, err)
+	}
+	if r, ok := v.(*mcp.CallToolResult); ok {
+		return r
+	}
+	return okResult(v)
+}
+
+func (s *Server) failure(c *Call, err error) *mcp.CallToolResult {
+	var te *tools.Error
+	if errors.As(err, &te) {
+		return errorResult(te)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return errorResult(&tools.Error{Code: tools.CodeTimeout, Message: fmt.Sprintf("%s %s ran out of time; retry, or narrow the request", c.Mode.Tool, c.Mode.Name), Retryable: true})
+	}
+	s.log.Error("tool handler failed", "tool", c.Mode.Key(), "err", err)
+	return errorResult(tools.Errorf(tools.CodeInternal, "%s %s failed: %v", c.Mode.Tool, c.Mode.Name, err))
+}
+
+// Processing is the answer of a call still running.
+type Processing struct {
+	Status        string      `json:"status"` // still_processing
+	CorrelationID string      `json:"correlation_id"`
+	Tool          string      `json:"tool"`
+	What          string      `json:"what"`
+	Message       string      `json:"message"`
+	RetryAfterMS  int         `json:"retry_after_ms"`
+	NextAction    *tools.Next `json:"next_action"`
+}
+
+func stillProcessing(cmd *session.Command, waitedMS int) *mcp.CallToolResult {
+	msg := fmt.Sprintf("%s %s runs in the background", cmd.Tool, cmd.What)
+	if waitedMS > 0 {
+		msg = fmt.Sprintf("%s %s is still running after %d ms", cmd.Tool, cmd.What, waitedMS)
+	}
+	return okResult(Processing{
+		Status: "still_processing", CorrelationID: cmd.ID, Tool: cmd.Tool, What: cmd.What,
+		Message:      msg + "; fetch its result with observe command_result",
+		RetryAfterMS: 1000,
+		NextAction:   &tools.Next{Tool: "observe", Arguments: map[string]any{"what": "command_result", "correlation_id": cmd.ID}},
+	})
+}
+
+// okResult carries v as structuredContent and as compact JSON text.
+func okResult(v any) *mcp.CallToolResult {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return errorResult(tools.Errorf(tools.CodeInternal, "encoding the result failed: %v", err))
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(raw)}},
+		StructuredContent: json.RawMessage(raw),
+	}
+}
+
+// errorResult is a structured tool error: isError, the error object as
+// structuredContent, and its one-line text.
+func errorResult(e *tools.Error) *mcp.CallToolResult {
+	raw, _ := json.Marshal(e)
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: e.Text()}},
+		StructuredContent: json.RawMessage(raw),
+	}
+}

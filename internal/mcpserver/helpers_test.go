@@ -1,0 +1,234 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// fixture is an in-process Server on an httptest server (/mcp, /ws/mcp,
+// no guard: the guard is tested end to end on the real daemon).
+type fixture struct {
+	s   *Server
+	srv *httptest.Server
+}
+
+func newFixture(t *testing.T, opts *Options) *fixture {
+	t.Helper()
+	if opts == nil {
+		opts = &Options{}
+	}
+	if opts.Version == "" {
+		opts.Version = "test"
+	}
+	if opts.Dir == "" {
+		opts.Dir = t.TempDir()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", s.HTTPHandler())
+	mux.Handle("GET /ws/mcp", s.WSHandler())
+	srv := httptest.NewUnstartedServer(mux)
+	srv.Config.BaseContext = func(net.Listener) context.Context { return ctx }
+	srv.Start()
+	t.Cleanup(func() {
+		cancel()
+		s.Wait()
+		srv.Close()
+	})
+	return &fixture{s: s, srv: srv}
+}
+
+// client connects an SDK client over in-memory transports.
+func (f *fixture) client(t *testing.T) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	if _, err := f.s.MCP().Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The session-ful handshake, as on both daemon transports.
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "unit", Version: "1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call calls a tool and returns the result with its structuredContent
+// decoded.
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (*mcp.CallToolResult, map[string]any) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("CallTool %s %v: %v", tool, args, err)
+	}
+	return res, structured(t, res)
+}
+
+func structured(t *testing.T, res *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("structuredContent %s: %v", raw, err)
+	}
+	return m
+}
+
+// wsClient speaks raw JSON-RPC on /ws/mcp.
+type wsClient struct {
+	t       *testing.T
+	c       *websocket.Conn
+	session string
+	resumed bool
+}
+
+func (f *fixture) ws(t *testing.T, hint string) *wsClient {
+	t.Helper()
+	hdr := http.Header{}
+	if hint != "" {
+		hdr.Set(HeaderSession, hint)
+	}
+	url := "ws" + strings.TrimPrefix(f.srv.URL, "http") + "/ws/mcp"
+	c, resp, err := websocket.Dial(context.Background(), url, &websocket.DialOptions{HTTPHeader: hdr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadLimit(MaxMessage)
+	t.Cleanup(func() { c.CloseNow() })
+	return &wsClient{t: t, c: c, session: resp.Header.Get(HeaderSession), resumed: resp.Header.Get(HeaderResumed) == "true"}
+}
+
+func (w *wsClient) send(msg string) {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := w.c.Write(ctx, websocket.MessageText, []byte(msg)); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func (w *wsClient) recv() map[string]any {
+	w.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, data, err := w.c.Read(ctx)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		w.t.Fatalf("%s: %v", data, err)
+	}
+	return m
+}
+
+// roundTrip sends a request and returns the next message (the answer:
+// these tests send one request at a time).
+func (w *wsClient) roundTrip(msg string) map[string]any {
+	w.send(msg)
+	return w.recv()
+}
+
+const initMsg = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+func (w *wsClient) initialize() {
+	w.t.Helper()
+	if got := w.roundTrip(initMsg); got["result"] == nil {
+		w.t.Fatalf("initialize: %v", got)
+	}
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+// httpPost posts one message on /mcp and returns the status and the
+// JSON-RPC messages of the answer (JSON body or SSE data lines).
+func (f *fixture) httpPost(t *testing.T, sid, body string) (int, http.Header, []map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", f.srv.URL+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode, resp.Header, readMessages(t, resp)
+}
+
+func readMessages(t *testing.T, resp *http.Response) []map[string]any {
+	t.Helper()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var datas [][]byte
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		sc := bufio.NewScanner(bytes.NewReader(raw))
+		sc.Buffer(nil, MaxMessage)
+		for sc.Scan() {
+			if d, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: ")); ok && len(bytes.TrimSpace(d)) > 0 {
+				datas = append(datas, bytes.Clone(d))
+			}
+		}
+	} else if len(bytes.TrimSpace(raw)) > 0 && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		datas = append(datas, raw)
+	}
+	var out []map[string]any
+	for _, d := range datas {
+		var m map[string]any
+		if err := json.Unmarshal(d, &m); err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func (f *fixture) httpSession(t *testing.T) string {
+	t.Helper()
+	status, hdr, msgs := f.httpPost(t, "", initMsg)
+	if status != 200 || len(msgs) != 1 || msgs[0]["result"] == nil {
+		t.Fatalf("initialize: %d %v", status, msgs)
+	}
+	sid := hdr.Get("Mcp-Session-Id")
+	if status, _, _ := f.httpPost(t, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); status != http.StatusAccepted {
+		t.Fatalf("initialized: %d", status)
+	}
+	return sid
+}
+
+// dig walks a decoded JSON value by keys.
+func dig(v any, keys ...string) any {
+	for _, k := range keys {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}

@@ -1,0 +1,84 @@
+package mcpserver
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestHTTPResumeWithLastEventID: an HTTP client whose connection drops
+// mid-call comes back with its Mcp-Session-Id and the last event id it saw
+// (the priming event) and receives the call's answer.
+func TestHTTPResumeWithLastEventID(t *testing.T) {
+	f := newFixture(t, nil)
+	release, started := make(chan struct{}), make(chan struct{})
+	f.s.Handle("observe", "page", func(ctx context.Context, c *Call) (any, error) {
+		close(started)
+		<-release
+		return map[string]any{"title": "Resumed"}, nil
+	})
+	const v = "2025-11-25"
+	sid := f.httpSessionVersion(t, v)
+
+	ctx, drop := context.WithCancel(context.Background())
+	resp := f.do(t, ctx, "POST", sid, v, "", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"observe","arguments":{"what":"page","timeout_ms":60000}}}`)
+	lastID := firstEventID(t, resp)
+	<-started
+	drop() // the client vanishes mid-call
+	resp.Body.Close()
+	close(release)
+
+	resp = f.do(t, context.Background(), "GET", sid, v, lastID, "")
+	defer resp.Body.Close()
+	msgs := readMessages(t, resp)
+	if len(msgs) != 1 || msgs[0]["id"] != 5.0 || dig(msgs[0], "result", "structuredContent", "title") != "Resumed" {
+		t.Fatalf("resumed stream: %v", msgs)
+	}
+}
+
+func (f *fixture) do(t *testing.T, ctx context.Context, method, sid, version, lastEventID, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, method, f.srv.URL+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("MCP-Protocol-Version", version)
+	if lastEventID != "" {
+		req.Header.Set("Last-Event-ID", lastEventID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// firstEventID reads SSE lines up to the first event id.
+func firstEventID(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if id, ok := strings.CutPrefix(sc.Text(), "id: "); ok {
+			return id
+		}
+	}
+	t.Fatalf("no event id on the stream (%v)", sc.Err())
+	return ""
+}
+
+func (f *fixture) httpSessionVersion(t *testing.T, v string) string {
+	t.Helper()
+	init := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + v + `","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+	status, hdr, msgs := f.httpPost(t, "", init)
+	if status != 200 || len(msgs) != 1 || dig(msgs[0], "result", "protocolVersion") != v {
+		raw, _ := json.Marshal(msgs)
+		t.Fatalf("initialize: %d %s", status, raw)
+	}
+	sid := hdr.Get("Mcp-Session-Id")
+	resp := f.do(t, context.Background(), "POST", sid, v, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	resp.Body.Close()
+	return sid
+}

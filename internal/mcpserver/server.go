@@ -1,0 +1,235 @@
+// Package mcpserver is Gasoline's MCP surface in the daemon: the one
+// *mcp.Server (go-sdk) that both transports share — streamable HTTP on /mcp
+// and the WebSocket /ws/mcp that `gasoline-host --mcp` relays stdio onto —
+// the dispatcher that validates, classifies and runs every tool call, and
+// the session manager behind async results.
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gasoline-mcp/gasoline/internal/session"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
+)
+
+// Options configures a Server. Version is required; the rest have defaults.
+type Options struct {
+	// Version is the daemon's version (serverInfo.version, health).
+	Version string
+	// Dir is the state directory; doctor checks that it is writable.
+	Dir string
+	// Daemon reports the daemon's own state for health and doctor.
+	// Default: this process, no extension.
+	Daemon func() Daemon
+	// Gate decides a call of a mutating or sensitive mode (the approval
+	// engine plugs in here). nil refuses every gated call: fail closed.
+	Gate func(ctx context.Context, c *Call) *tools.Error
+	// Sessions configures the session manager (TTL, result retention, clock).
+	Sessions session.Options
+	Logger   *slog.Logger
+}
+
+// Daemon is what the daemon reports about itself.
+type Daemon struct {
+	PID       int
+	StartedAt time.Time
+	Extension bool // a browser extension is connected
+}
+
+// Server is the daemon's MCP server. Create it with New.
+type Server struct {
+	opts     Options
+	log      *slog.Logger
+	mcp      *mcp.Server
+	sessions *session.Manager
+	started  time.Time
+	http     http.Handler
+
+	mu       sync.Mutex // guards handlers after New
+	handlers map[string]handler
+
+	watchers group // goroutines awaiting HTTP sessions' end
+	done     chan struct{}
+}
+
+// Call is a validated call as a Handler sees it.
+type Call struct {
+	*tools.Call
+	Session *session.Session
+}
+
+// Handler implements one mode. It returns a JSON object (a struct or map)
+// for structuredContent, a ready *mcp.CallToolResult, or an error: a
+// *tools.Error becomes a structured tool error, any other error an
+// internal one.
+type Handler func(ctx context.Context, c *Call) (any, error)
+
+type handler struct {
+	run    Handler
+	inline bool // answer on the request goroutine; no command record
+}
+
+// New builds the server. Its goroutines stop when ctx ends; Wait waits
+// for them.
+func New(ctx context.Context, opts *Options) (*Server, error) {
+	if opts == nil || opts.Version == "" {
+		return nil, fmt.Errorf("mcpserver: Options.Version is required")
+	}
+	s := &Server{opts: *opts, started: time.Now(), handlers: map[string]handler{}, done: make(chan struct{})}
+	if s.opts.Logger == nil {
+		s.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if s.opts.Daemon == nil {
+		s.opts.Daemon = func() Daemon { return Daemon{PID: os.Getpid(), StartedAt: s.started} }
+	}
+	s.log = s.opts.Logger
+	if s.opts.Sessions.Logger == nil {
+		s.opts.Sessions.Logger = s.log
+	}
+	s.sessions = session.New(ctx, &s.opts.Sessions)
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "gasoline", Title: "Gasoline", Version: s.opts.Version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       sdkLogger(s.log),
+	})
+	s.mcp.AddReceivingMiddleware(s.middleware)
+	for _, t := range tools.All() {
+		s.mcp.AddTool(sdkTool(t), s.toolHandler(t.Name))
+	}
+	s.builtins()
+	s.http = s.newHTTPHandler()
+	go s.lifetime(ctx)
+	return s, nil
+}
+
+const instructions = "Gasoline drives the user's real Chrome through its extension. " +
+	"Read with observe (snapshot gives [ref=eN] targets), act with interact (mutating modes need the user's approval), " +
+	"analyze and generate work on what was captured. configure describe_capabilities gives any mode's arguments; " +
+	"configure doctor says what to fix when something fails."
+
+// lifetime closes every MCP session when ctx ends, then waits for the
+// session manager and the watchers.
+func (s *Server) lifetime(ctx context.Context) {
+	defer close(s.done)
+	<-ctx.Done()
+	var wg sync.WaitGroup
+	for ss := range s.mcp.Sessions() {
+		wg.Go(func() { ss.Close() }) // a WebSocket close waits for its peer, bounded
+	}
+	wg.Wait()
+	s.watchers.stop()
+	s.sessions.Wait()
+}
+
+// Wait waits until the server has stopped (after the ctx given to New
+// ended).
+func (s *Server) Wait() { <-s.done }
+
+// MCP returns the SDK server, for in-process transports in tests.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Sessions returns the ready MCP sessions per transport (for /health).
+func (s *Server) Sessions() (stdio, http int) { return s.sessions.Counts() }
+
+// SessionManager returns the session manager.
+func (s *Server) SessionManager() *session.Manager { return s.sessions }
+
+// HTTPHandler serves streamable HTTP MCP (mount it on /mcp behind the
+// loopback guard).
+func (s *Server) HTTPHandler() http.Handler { return s.http }
+
+// Handle registers the implementation of tool.what, replacing "not
+// available yet". It panics if the mode is not in the table.
+func (s *Server) Handle(tool, what string, h Handler) { s.register(tool, what, h, false) }
+
+func (s *Server) register(tool, what string, h Handler, inline bool) {
+	m, ok := tools.Lookup(tool, what)
+	if !ok {
+		panic(fmt.Sprintf("mcpserver: %s.%s is not in the tool table", tool, what))
+	}
+	s.mu.Lock()
+	s.handlers[m.Key()] = handler{run: h, inline: inline}
+	s.mu.Unlock()
+}
+
+func (s *Server) handler(m *tools.Mode) (handler, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h, ok := s.handlers[m.Key()]
+	return h, ok
+}
+
+// available reports whether this build serves the mode.
+func (s *Server) available(m *tools.Mode) bool {
+	_, ok := s.handler(m)
+	return ok
+}
+
+// served lists the modes this build serves, as "tool what".
+func (s *Server) served() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, t := range tools.All() {
+		for _, m := range t.Modes {
+			if _, ok := s.handlers[m.Key()]; ok {
+				out = append(out, m.Tool+" "+m.Name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sdkTool turns a table tool into its tools/list entry.
+func sdkTool(t *tools.Tool) *mcp.Tool {
+	h := t.Hints()
+	return &mcp.Tool{
+		Name:        t.Name,
+		Title:       t.Title,
+		Description: t.Description(),
+		InputSchema: t.InputSchema(),
+		Annotations: &mcp.ToolAnnotations{
+			ReadOnlyHint:    h.ReadOnly,
+			DestructiveHint: &h.Destructive,
+			IdempotentHint:  h.Idempotent,
+			OpenWorldHint:   &h.OpenWorld,
+		},
+	}
+}
+
+// group runs goroutines that stop tracking once stopped.
+type group struct {
+	mu      sync.Mutex
+	stopped bool
+	wg      sync.WaitGroup
+}
+
+func (g *group) goRun(f func()) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stopped {
+		return false
+	}
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		f()
+	}()
+	return true
+}
+
+func (g *group) stop() {
+	g.mu.Lock()
+	g.stopped = true
+	g.mu.Unlock()
+	g.wg.Wait()
+}

@@ -1,0 +1,183 @@
+package session
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Session is one MCP client's session.
+type Session struct {
+	m         *Manager
+	id        string
+	transport Transport
+	created   time.Time
+	ctx       context.Context // parent of the session's commands
+	cancel    context.CancelFunc
+
+	mu       sync.Mutex
+	client   Client
+	lastSeen time.Time
+	state    State
+	gen      uint64
+	seq      uint64
+	cmds     map[string]*Command
+	history  []*Command // by Seq, oldest first
+}
+
+// Client names the MCP client, from its initialize request.
+type Client struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Info is a snapshot of a session.
+type Info struct {
+	ID        string    `json:"session_id"`
+	Transport Transport `json:"transport"`
+	Client    Client    `json:"client"`
+	State     State     `json:"state"`
+	Created   time.Time `json:"created_at"`
+	LastSeen  time.Time `json:"last_seen"`
+	Pending   int       `json:"pending_commands"`
+}
+
+// ID returns the session id.
+func (s *Session) ID() string { return s.id }
+
+// Info returns a snapshot of the session.
+func (s *Session) Info() Info {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pending := 0
+	for _, c := range s.cmds {
+		if !c.finished() {
+			pending++
+		}
+	}
+	return Info{ID: s.id, Transport: s.transport, Client: s.client, State: s.state, Created: s.created, LastSeen: s.lastSeen, Pending: pending}
+}
+
+// SetClient records the client's name and version.
+func (s *Session) SetClient(c Client) {
+	s.mu.Lock()
+	s.client = c
+	s.mu.Unlock()
+}
+
+// Touch records activity now.
+func (s *Session) Touch() {
+	now := s.m.now()
+	s.mu.Lock()
+	s.lastSeen = now
+	s.mu.Unlock()
+}
+
+func (s *Session) attach(now time.Time) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen++
+	s.state = Ready
+	s.lastSeen = now
+	return s.gen
+}
+
+func (s *Session) detach(gen uint64, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gen == gen && s.state == Ready {
+		s.state = Degraded
+		s.lastSeen = now
+	}
+}
+
+func (s *Session) expired(now time.Time, ttl time.Duration) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state == Degraded && now.Sub(s.lastSeen) > ttl
+}
+
+func (s *Session) close() {
+	s.mu.Lock()
+	s.state = Closed
+	s.mu.Unlock()
+	s.cancel()
+}
+
+// Start runs a command for the session on a goroutine owned by the
+// manager. run gets a context that ends when the command's bound runs out,
+// the session closes or the manager stops; its return value is the result.
+func (s *Session) Start(tool, what string, run func(ctx context.Context) any) (*Command, error) {
+	now := s.m.now()
+	s.mu.Lock()
+	s.seq++
+	c := &Command{ID: "c_" + NewID()[:16], Seq: s.seq, Tool: tool, What: what, Started: now, done: make(chan struct{})}
+	s.cmds[c.ID] = c
+	s.history = append(s.history, c)
+	s.mu.Unlock()
+	err := s.m.goCommand(func() {
+		ctx, cancel := context.WithTimeout(s.ctx, s.m.opts.CommandTimeout)
+		defer cancel()
+		c.finish(run(ctx), s.m.now())
+	})
+	if err != nil {
+		s.forget(c)
+		return nil, err
+	}
+	return c, nil
+}
+
+func (s *Session) forget(c *Command) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.cmds, c.ID)
+	for i, x := range s.history {
+		if x == c {
+			s.history = append(s.history[:i], s.history[i+1:]...)
+			break
+		}
+	}
+}
+
+// Command returns the session's command with that correlation id.
+func (s *Session) Command(id string) (*Command, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.cmds[id]
+	return c, ok
+}
+
+// Commands lists the session's commands after the cursor (a Seq; 0 for
+// all), oldest first, at most limit. A cursor older than what is kept
+// simply starts at the oldest kept command.
+func (s *Session) Commands(after uint64, limit int) []CommandInfo {
+	now := s.m.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []CommandInfo
+	for _, c := range s.history {
+		if c.Seq > after && len(out) < limit {
+			out = append(out, c.Info(now))
+		}
+	}
+	return out
+}
+
+// prune drops finished commands older than ttl, and the oldest finished
+// ones beyond max.
+func (s *Session) prune(now time.Time, ttl time.Duration, max int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	keep := s.history[:0]
+	excess := len(s.history) - max
+	for _, c := range s.history {
+		if fin, ok := c.finishedAt(); ok && (now.Sub(fin) > ttl || excess > 0) {
+			delete(s.cmds, c.ID)
+			excess--
+			continue
+		}
+		keep = append(keep, c)
+	}
+	clear(s.history[len(keep):])
+	s.history = keep
+}

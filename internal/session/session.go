@@ -1,0 +1,267 @@
+// Package session tracks MCP client sessions in the daemon: which transport
+// a client came on, who it is, when it was last seen, whether it is ready,
+// degraded (its transport is gone but it may resume) or closed, and the
+// commands it started, so a call that outlives its budget — or its client's
+// connection — can be answered later by correlation id.
+//
+// A Manager owns every goroutine it starts (the sweeper and one per running
+// command); all of them stop when the context given to New ends, and Wait
+// waits for them.
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Transport is how a client reaches the daemon.
+type Transport string
+
+// The transports.
+const (
+	Stdio Transport = "stdio" // gasoline-host --mcp, relayed over /ws/mcp
+	HTTP  Transport = "http"  // streamable HTTP on /mcp
+)
+
+// State is a session's state.
+type State string
+
+// The states.
+const (
+	Ready    State = "ready"    // a transport is attached
+	Degraded State = "degraded" // the transport is gone; kept for TTL so the client can resume
+	Closed   State = "closed"   // ended; its commands are cancelled
+)
+
+// Options configures a Manager. Zero values take the documented defaults.
+type Options struct {
+	// TTL is how long a degraded session is kept for its client to resume.
+	// Default 30 minutes.
+	TTL time.Duration
+	// ResultTTL is how long a finished command's result is kept. Default
+	// 10 minutes.
+	ResultTTL time.Duration
+	// CommandTimeout bounds one command. Default 10 minutes.
+	CommandTimeout time.Duration
+	// MaxHistory bounds the finished commands kept per session. Default 200.
+	MaxHistory int
+	// Now is the clock. Default time.Now.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// DefaultTTL is Options.TTL's default.
+const DefaultTTL = 30 * time.Minute
+
+func (o *Options) fill() {
+	if o.TTL <= 0 {
+		o.TTL = DefaultTTL
+	}
+	if o.ResultTTL <= 0 {
+		o.ResultTTL = 10 * time.Minute
+	}
+	if o.CommandTimeout <= 0 {
+		o.CommandTimeout = 10 * time.Minute
+	}
+	if o.MaxHistory <= 0 {
+		o.MaxHistory = 200
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// ErrStopped means the manager's context has ended.
+var ErrStopped = errors.New("session: manager stopped")
+
+// Manager holds the sessions. Its methods are safe for concurrent use.
+type Manager struct {
+	opts Options
+	ctx  context.Context
+	wg   sync.WaitGroup
+
+	mu       sync.Mutex
+	stopped  bool
+	sessions map[string]*Session
+}
+
+// New returns a Manager whose sweeper and commands run until ctx ends.
+func New(ctx context.Context, opts *Options) *Manager {
+	m := &Manager{ctx: ctx, sessions: map[string]*Session{}}
+	if opts != nil {
+		m.opts = *opts
+	}
+	m.opts.fill()
+	m.wg.Add(1)
+	go m.run()
+	return m
+}
+
+// Wait waits for every goroutine of the manager; call it after the
+// context given to New has ended.
+func (m *Manager) Wait() { m.wg.Wait() }
+
+func (m *Manager) now() time.Time { return m.opts.Now() }
+
+// run sweeps expired sessions and results until ctx ends, then closes
+// every session.
+func (m *Manager) run() {
+	defer m.wg.Done()
+	interval := min(m.opts.TTL, m.opts.ResultTTL) / 4
+	t := time.NewTicker(max(interval, time.Second))
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			m.sweep()
+		case <-m.ctx.Done():
+			m.mu.Lock()
+			m.stopped = true
+			all := m.sessions
+			m.sessions = map[string]*Session{}
+			m.mu.Unlock()
+			for _, s := range all {
+				s.close()
+			}
+			return
+		}
+	}
+}
+
+// sweep closes degraded sessions past their TTL and drops old results.
+func (m *Manager) sweep() {
+	now := m.now()
+	var expired []*Session
+	m.mu.Lock()
+	for id, s := range m.sessions {
+		if s.expired(now, m.opts.TTL) {
+			delete(m.sessions, id)
+			expired = append(expired, s)
+		}
+	}
+	live := make([]*Session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		live = append(live, s)
+	}
+	m.mu.Unlock()
+	for _, s := range expired {
+		m.opts.Logger.Info("session expired", "session", s.id, "transport", s.transport)
+		s.close()
+	}
+	for _, s := range live {
+		s.prune(now, m.opts.ResultTTL, m.opts.MaxHistory)
+	}
+}
+
+// NewID returns a fresh, unguessable session id.
+func NewID() string { return rand.Text() }
+
+// Attach binds a transport to the session id: a new session, or an existing
+// one (ready or degraded) resumed. The generation identifies this
+// attachment for Detach, so a late Detach of a replaced transport does
+// nothing.
+func (m *Manager) Attach(id string, t Transport) (s *Session, gen uint64, resumed bool, err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stopped {
+		return nil, 0, false, ErrStopped
+	}
+	now := m.now()
+	s, resumed = m.sessions[id]
+	if !resumed {
+		ctx, cancel := context.WithCancel(m.ctx)
+		s = &Session{m: m, id: id, transport: t, created: now, ctx: ctx, cancel: cancel, cmds: map[string]*Command{}}
+		m.sessions[id] = s
+	}
+	return s, s.attach(now), resumed, nil
+}
+
+// Detach marks the session degraded if gen is still its current
+// attachment: the client may come back within the TTL.
+func (m *Manager) Detach(id string, gen uint64) {
+	if s := m.Get(id); s != nil {
+		s.detach(gen, m.now())
+	}
+}
+
+// Close ends the session: it is removed and its commands are cancelled.
+func (m *Manager) Close(id string) {
+	m.mu.Lock()
+	s := m.sessions[id]
+	delete(m.sessions, id)
+	m.mu.Unlock()
+	if s != nil {
+		s.close()
+	}
+}
+
+// Get returns the session, or nil.
+func (m *Manager) Get(id string) *Session {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.sessions[id]
+}
+
+// Counts returns the ready sessions per transport.
+func (m *Manager) Counts() (stdio, http int) {
+	m.mu.Lock()
+	all := make([]*Session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		all = append(all, s)
+	}
+	m.mu.Unlock()
+	for _, s := range all {
+		info := s.Info()
+		if info.State != Ready {
+			continue
+		}
+		switch info.Transport {
+		case Stdio:
+			stdio++
+		case HTTP:
+			http++
+		}
+	}
+	return stdio, http
+}
+
+// Len returns the number of sessions kept (ready or degraded).
+func (m *Manager) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.sessions)
+}
+
+// goCommand runs f on a goroutine owned by the manager, unless it has
+// stopped.
+func (m *Manager) goCommand(f func()) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stopped {
+		return ErrStopped
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		f()
+	}()
+	return nil
+}
+
+// Detached returns a closed session of no running manager: starting a
+// command on it fails with ErrStopped. It stands in for calls that arrive
+// while the daemon shuts down.
+func Detached(id string) *Session {
+	m := &Manager{stopped: true, sessions: map[string]*Session{}}
+	m.opts.fill()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return &Session{m: m, id: id, ctx: ctx, cancel: cancel, state: Closed, cmds: map[string]*Command{}}
+}

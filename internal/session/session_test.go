@@ -1,0 +1,185 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func newManager(t *testing.T, opts *Options) (*Manager, context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	m := New(ctx, opts)
+	t.Cleanup(func() { cancel(); m.Wait() })
+	return m, cancel
+}
+
+func TestDegradedSessionExpiresAfterTTL(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m, _ := newManager(t, &Options{TTL: time.Minute, ResultTTL: time.Minute})
+		_, gen, resumed, err := m.Attach("a", Stdio)
+		if err != nil || resumed {
+			t.Fatalf("Attach = %v resumed %v", err, resumed)
+		}
+		if st, ht := m.Counts(); st != 1 || ht != 0 {
+			t.Fatalf("Counts = %d,%d, want 1,0", st, ht)
+		}
+		m.Detach("a", gen)
+		if st, _ := m.Counts(); st != 0 {
+			t.Fatalf("a degraded session counts as live")
+		}
+		time.Sleep(50 * time.Second) // virtual time
+		synctest.Wait()
+		if s := m.Get("a"); s == nil || s.Info().State != Degraded {
+			t.Fatalf("session gone before its TTL: %v", s)
+		}
+		time.Sleep(30 * time.Second)
+		synctest.Wait()
+		if s := m.Get("a"); s != nil {
+			t.Fatalf("session kept after its TTL: %+v", s.Info())
+		}
+	})
+}
+
+func TestResumeKeepsCommands(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m, _ := newManager(t, nil)
+		s, gen, _, _ := m.Attach("a", Stdio)
+		release := make(chan struct{})
+		cmd, err := s.Start("observe", "page", func(ctx context.Context) any { <-release; return "done" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Detach("a", gen)
+		close(release)
+		synctest.Wait()
+
+		s2, gen2, resumed, _ := m.Attach("a", Stdio)
+		if !resumed || s2 != s || gen2 == gen {
+			t.Fatalf("resume: same=%v resumed=%v gen %d→%d", s2 == s, resumed, gen, gen2)
+		}
+		c, ok := s2.Command(cmd.ID)
+		if !ok {
+			t.Fatal("command lost across resume")
+		}
+		if v, done := c.Result(); !done || v != "done" {
+			t.Fatalf("Result = %v, %v", v, done)
+		}
+		// The replaced attachment's late Detach must not degrade the new one.
+		m.Detach("a", gen)
+		if got := s2.Info().State; got != Ready {
+			t.Fatalf("state after stale Detach = %s, want ready", got)
+		}
+	})
+}
+
+func TestCommandsCursorAndPrune(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m, _ := newManager(t, &Options{ResultTTL: time.Minute, MaxHistory: 3})
+		s, _, _, _ := m.Attach("a", HTTP)
+		block := make(chan struct{})
+		var ids []string
+		for i := range 5 {
+			run := func(ctx context.Context) any { return i }
+			if i == 4 {
+				run = func(ctx context.Context) any { <-block; return i }
+			}
+			c, _ := s.Start("observe", "page", run)
+			ids = append(ids, c.ID)
+		}
+		synctest.Wait()
+		all := s.Commands(0, 100)
+		if len(all) != 5 || all[4].Status != "pending" || all[0].Status != "complete" {
+			t.Fatalf("Commands = %+v", all)
+		}
+		after := s.Commands(3, 100)
+		if len(after) != 2 || after[0].CorrelationID != ids[3] {
+			t.Fatalf("Commands(after 3) = %+v", after)
+		}
+		if got := s.Commands(0, 2); len(got) != 2 {
+			t.Fatalf("limit ignored: %d", len(got))
+		}
+		// Past MaxHistory the oldest finished results go at the next sweep;
+		// past ResultTTL all finished ones do; the running one stays.
+		time.Sleep(20 * time.Second)
+		synctest.Wait()
+		if got := len(s.Commands(0, 100)); got != 3 {
+			t.Fatalf("after history cap: %d commands, want 3", got)
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		left := s.Commands(0, 100)
+		if len(left) != 1 || left[0].CorrelationID != ids[4] {
+			t.Fatalf("after ResultTTL: %+v", left)
+		}
+		close(block)
+	})
+}
+
+func TestCloseCancelsCommands(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m, _ := newManager(t, nil)
+		s, _, _, _ := m.Attach("a", HTTP)
+		c, _ := s.Start("observe", "page", func(ctx context.Context) any { <-ctx.Done(); return ctx.Err() })
+		m.Close("a")
+		<-c.Done()
+		if v, _ := c.Result(); !errors.Is(v.(error), context.Canceled) {
+			t.Fatalf("result %v, want context.Canceled", v)
+		}
+		if m.Get("a") != nil || s.Info().State != Closed {
+			t.Fatal("closed session still kept")
+		}
+	})
+}
+
+func TestCommandBound(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m, _ := newManager(t, &Options{CommandTimeout: time.Second})
+		s, _, _, _ := m.Attach("a", HTTP)
+		c, _ := s.Start("observe", "page", func(ctx context.Context) any { <-ctx.Done(); return ctx.Err() })
+		<-c.Done()
+		if v, _ := c.Result(); !errors.Is(v.(error), context.DeadlineExceeded) {
+			t.Fatalf("result %v, want DeadlineExceeded", v)
+		}
+	})
+}
+
+func TestManagerStopsWithContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		m := New(ctx, nil)
+		s, _, _, _ := m.Attach("a", Stdio)
+		c, _ := s.Start("observe", "page", func(ctx context.Context) any { <-ctx.Done(); return "stopped" })
+		cancel()
+		m.Wait() // returns only once the sweeper and the command have ended
+		if v, _ := c.Result(); v != "stopped" {
+			t.Fatalf("command result %v", v)
+		}
+		if _, _, _, err := m.Attach("b", Stdio); !errors.Is(err, ErrStopped) {
+			t.Fatalf("Attach after stop: %v", err)
+		}
+		if _, err := s.Start("observe", "page", func(context.Context) any { return nil }); !errors.Is(err, ErrStopped) {
+			t.Fatalf("Start after stop: %v", err)
+		}
+		if _, err := Detached("x").Start("a", "b", func(context.Context) any { return nil }); !errors.Is(err, ErrStopped) {
+			t.Fatalf("Detached Start: %v", err)
+		}
+	})
+}
+
+func TestInfo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m, _ := newManager(t, nil)
+		s, _, _, _ := m.Attach("a", HTTP)
+		s.SetClient(Client{Name: "claude", Version: "1"})
+		t0 := time.Now()
+		time.Sleep(time.Second)
+		s.Touch()
+		info := s.Info()
+		if info.Client.Name != "claude" || info.Transport != HTTP || !info.Created.Equal(t0) || !info.LastSeen.Equal(t0.Add(time.Second)) {
+			t.Fatalf("Info = %+v", info)
+		}
+	})
+}
