@@ -16,10 +16,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/extid"
 	"github.com/gasoline-mcp/gasoline/internal/extlink"
 	"github.com/gasoline-mcp/gasoline/internal/httpguard"
+	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/version"
 )
@@ -45,6 +47,10 @@ type Server struct {
 	guard  *httpguard.Guard
 	links  extlink.Hub
 	router *cdp.Router
+	safe   safety
+	// scoper, when set, names the tab, origin and target of a gated call
+	// (the tab manager provides it); see scopeOf.
+	scoper func(c *mcpserver.Call) (approval.Scope, string)
 	mux    *http.ServeMux
 	mcp    mcpStatus
 
@@ -55,6 +61,10 @@ type Server struct {
 
 // CDP returns a typed CDP session on a tab of the connected browser.
 func (s *Server) CDP(tabID int) *cdp.Session { return s.router.Session(&s.links, tabID) }
+
+// Approvals returns the approval engine (the panel and the CLI decide
+// through it; never an MCP tool).
+func (s *Server) Approvals() *approval.Engine { return s.safe.approvals }
 
 // Extensions returns the hub of live extension links.
 func (s *Server) Extensions() *extlink.Hub { return &s.links }
@@ -103,6 +113,11 @@ func Run(ctx context.Context, cfg Config) error {
 
 	s := &Server{cfg: cfg, log: log, token: state.NewToken(), stop: cancel, port: cfg.Port, router: cdp.NewRouter()}
 	s.guard = &httpguard.Guard{Token: s.token, AllowedOrigins: []string{extid.Origin}}
+	if err := s.startSafety(ctx); err != nil {
+		closeAll(lns)
+		return err
+	}
+	defer s.safe.audit.Close()
 	s.mux = http.NewServeMux()
 	s.routes()
 	if s.mcp, err = s.mountMCP(ctx, s.mux); err != nil {
@@ -117,6 +132,11 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.safe.approvals.Run(ctx)
+	}()
 	errc := make(chan error, len(lns))
 	for _, ln := range lns {
 		wg.Add(1)
@@ -144,6 +164,7 @@ func Run(ctx context.Context, cfg Config) error {
 	case <-ctx.Done():
 	case runErr = <-errc:
 	}
+	cancel() // everything the daemon owns stops with ctx
 	log.Info("shutdown", "stage", "begin")
 	state.Remove(cfg.Dir, os.Getpid())
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -154,6 +175,9 @@ func Run(ctx context.Context, cfg Config) error {
 		srv.Close()
 	}
 	wg.Wait()
+	if w, ok := s.mcp.(interface{ Wait() }); ok {
+		w.Wait()
+	}
 	log.Info("shutdown", "stage", "done")
 	return runErr
 }
@@ -183,6 +207,7 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /health", httpguard.WrapHostOnly(http.HandlerFunc(s.handleHealth)))
 	s.mux.Handle("GET /ws/host", s.guard.Wrap(http.HandlerFunc(s.handleHostWS)))
 	s.mux.Handle("POST /shutdown", s.guard.Wrap(http.HandlerFunc(s.handleShutdown)))
+	s.approvalRoutes()
 }
 
 // handleShutdown lets a launcher recycle this daemon (another version is

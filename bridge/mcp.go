@@ -24,6 +24,8 @@ func (s *Server) mountMCP(ctx context.Context, mux *http.ServeMux) (mcpStatus, e
 		Version: s.cfg.Version,
 		Dir:     s.cfg.Dir,
 		Logger:  s.log,
+		Gate:    s.gate,
+		Audit:   s.auditCall,
 		Daemon: func() mcpserver.Daemon {
 			return mcpserver.Daemon{PID: os.Getpid(), StartedAt: started, Extension: s.links.Connected()}
 		},
@@ -31,6 +33,7 @@ func (s *Server) mountMCP(ctx context.Context, mux *http.ServeMux) (mcpStatus, e
 	if err != nil {
 		return nil, err
 	}
+	s.safetyModes(m)
 	mux.Handle("/mcp", s.guard.Wrap(m.HTTPHandler()))
 	mux.Handle("GET /ws/mcp", s.guard.Wrap(m.WSHandler()))
 	return m, nil

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/gasoline-mcp/gasoline/bridge"
+	"github.com/gasoline-mcp/gasoline/internal/approvecli"
 	"github.com/gasoline-mcp/gasoline/internal/doctor"
 	"github.com/gasoline-mcp/gasoline/internal/install"
 	"github.com/gasoline-mcp/gasoline/internal/mcpconfig"
@@ -76,7 +77,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case mode == "doctor":
 		return doctor.Main(ctx, rest, stdout, stderr)
 	case mode == "approve" || mode == "deny":
-		return fmt.Errorf("%s: the approval engine is not available in this build yet", mode)
+		return approvecli.Main(ctx, mode == "deny", rest, stdin, stdout, stderr)
 	case mode == "version" || mode == "--version":
 		fmt.Fprintln(stdout, version.Version)
 		return nil

@@ -24,35 +24,41 @@ func (s *Server) toolHandler(tool string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		sess := s.sessionFor(req.Session)
-		res, key := s.dispatch(ctx, sess, tool, req.Params.Arguments)
+		res, key, class := s.dispatch(ctx, sess, tool, req.Params.Arguments)
+		d := time.Since(start)
 		s.log.Info("tool call", "tool", key, "session", sess.ID(), "args_bytes", len(req.Params.Arguments),
-			"is_error", res.IsError, "ms", time.Since(start).Milliseconds())
+			"is_error", res.IsError, "ms", d.Milliseconds())
+		if s.opts.Audit != nil {
+			if err := s.opts.Audit(sess.ID(), key, class, d, res.IsError); err != nil {
+				s.log.Error("audit log write failed", "tool", key, "err", err)
+			}
+		}
 		return res, nil
 	}
 }
 
 // dispatch validates the call, checks its classification and gate, and runs
-// it. It returns the result and "tool.mode" for the log.
-func (s *Server) dispatch(ctx context.Context, sess *session.Session, tool string, raw json.RawMessage) (*mcp.CallToolResult, string) {
+// it. It returns the result, and "tool.mode" and its class for the log.
+func (s *Server) dispatch(ctx context.Context, sess *session.Session, tool string, raw json.RawMessage) (*mcp.CallToolResult, string, tools.Class) {
 	tc, terr := tools.Parse(tool, raw)
 	if terr != nil {
-		return errorResult(terr), tool + ".?"
+		return errorResult(terr), tool + ".?", ""
 	}
 	c := &Call{Call: tc, Session: sess}
-	key := tc.Mode.Key()
+	key, class := tc.Mode.Key(), tc.Mode.Class
 	h, ok := s.handler(tc.Mode)
 	if !ok {
-		return errorResult(tools.NotAvailable(tc.Mode, s.served())), key
+		return errorResult(tools.NotAvailable(tc.Mode, s.served())), key, class
 	}
-	if tc.Mode.Class.Gated() {
+	if class.Gated() {
 		if e := s.gate(ctx, c); e != nil {
-			return errorResult(e), key
+			return errorResult(e), key, class
 		}
 	}
 	if h.inline {
-		return s.invoke(ctx, h.run, c), key
+		return s.invoke(ctx, h.run, c), key, class
 	}
-	return s.runCommand(ctx, h.run, c), key
+	return s.runCommand(ctx, h.run, c), key, class
 }
 
 func (s *Server) gate(ctx context.Context, c *Call) *tools.Error {

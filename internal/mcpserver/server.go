@@ -33,6 +33,9 @@ type Options struct {
 	// Gate decides a call of a mutating or sensitive mode (the approval
 	// engine plugs in here). nil refuses every gated call: fail closed.
 	Gate func(ctx context.Context, c *Call) *tools.Error
+	// Audit, when set, records every tool call (never its arguments or
+	// result): session, "tool.mode", class, duration, whether it failed.
+	Audit func(sessionID, key string, class tools.Class, d time.Duration, failed bool) error
 	// Sessions configures the session manager (TTL, result retention, clock).
 	Sessions session.Options
 	Logger   *slog.Logger

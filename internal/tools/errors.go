@@ -24,6 +24,9 @@ type Error struct {
 	Retryable    bool   `json:"retryable"`
 	RetryAfterMS int    `json:"retry_after_ms,omitempty"`
 	NextAction   *Next  `json:"next_action,omitempty"`
+	// Details carries a structured payload for errors an agent acts on
+	// (the approval request of approval_required).
+	Details any `json:"details,omitempty"`
 }
 
 // Next is a ready tool call an agent can make next.

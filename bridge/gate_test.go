@@ -1,0 +1,216 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gasoline-mcp/gasoline/internal/approval"
+	"github.com/gasoline-mcp/gasoline/internal/state"
+)
+
+// daemon runs the real daemon in-process on a free port.
+func daemon(t *testing.T) *Server {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	require.NoError(t, err)
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan *Server, 1)
+	done := make(chan error, 1)
+	dir := t.TempDir()
+	go func() { done <- Run(ctx, Config{Dir: dir, Port: port, Ready: func(s *Server) { ready <- s }}) }()
+	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
+	select {
+	case s := <-ready:
+		return s
+	case err := <-done:
+		t.Fatal(err)
+	}
+	return nil
+}
+
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func client(t *testing.T, s *Server) *mcp.ClientSession {
+	tr := &mcp.StreamableClientTransport{
+		Endpoint:   "http://127.0.0.1:" + strconv.Itoa(s.Port()) + "/mcp",
+		HTTPClient: &http.Client{Transport: bearer{s.Token()}}, DisableStandaloneSSE: true,
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "gate-test", Version: "1"}, nil).Connect(t.Context(), tr, nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+type toolErr struct {
+	Code       string         `json:"code"`
+	Message    string         `json:"message"`
+	NextAction map[string]any `json:"next_action"`
+	Details    struct {
+		RequestID string `json:"request_id"`
+		Action    string `json:"action"`
+	} `json:"details"`
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (map[string]any, *toolErr) {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	require.NoError(t, err)
+	raw, _ := json.Marshal(res.StructuredContent)
+	if res.IsError {
+		var e toolErr
+		require.NoError(t, json.Unmarshal(raw, &e), "%s", raw)
+		return nil, &e
+	}
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(raw, &m))
+	return m, nil
+}
+
+func decide(t *testing.T, s *Server, id, verb, body string) (int, map[string]any) {
+	req, _ := http.NewRequest("POST", "http://127.0.0.1:"+strconv.Itoa(s.Port())+"/approvals/"+id+"/"+verb, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+s.Token())
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var m map[string]any
+	json.NewDecoder(resp.Body).Decode(&m)
+	return resp.StatusCode, m
+}
+
+var setPolicy = map[string]any{
+	"what": "policy", "op": "set", "timeout_ms": 50,
+	"rules": map[string]any{"rules": []any{map[string]any{"effect": "allow", "class": "read_only", "action": "*", "origin": "*"}}},
+}
+
+func TestGatedCallNeedsApprovalThenRunsOnce(t *testing.T) {
+	s := daemon(t)
+	cs := client(t, s)
+
+	// Viewing the policy is a read: no approval.
+	got, terr := call(t, cs, "configure", map[string]any{"what": "policy", "op": "get"})
+	require.Nil(t, terr)
+	require.Contains(t, got["file"], "policy.json")
+
+	// Changing it without approval: the structured request, nothing saved.
+	_, terr = call(t, cs, "configure", setPolicy)
+	require.NotNil(t, terr)
+	require.Equal(t, approval.CodeRequired, terr.Code)
+	require.Equal(t, "configure.policy", terr.Details.Action)
+	id := terr.Details.RequestID
+	require.True(t, strings.HasPrefix(id, "req_"), id)
+	require.Equal(t, id, terr.NextAction["arguments"].(map[string]any)["approval_id"])
+	_, err := os.Stat(filepath.Join(s.cfg.Dir, "policy.json"))
+	require.True(t, os.IsNotExist(err), "nothing may change before the user's yes")
+
+	// The user approves from the terminal path; the agent retries.
+	code, body := decide(t, s, id, "approve", `{"kind":"once"}`)
+	require.Equal(t, 200, code, body)
+	apr := body["approval_id"].(string)
+	args := map[string]any{"approval_id": apr}
+	for k, v := range setPolicy {
+		args[k] = v
+	}
+	got, terr = call(t, cs, "configure", args)
+	require.Nil(t, terr, "%+v", terr)
+	require.EqualValues(t, 1, got["policy"].(map[string]any)["version"])
+
+	// The token is single use.
+	_, terr = call(t, cs, "configure", args)
+	require.NotNil(t, terr)
+	require.Equal(t, "approval_rejected", terr.Code)
+	require.Contains(t, terr.Message, "replayed")
+
+	// Another session cannot use a token minted for this one.
+	_, terr = call(t, cs, "configure", setPolicy)
+	id = terr.Details.RequestID
+	_, body = decide(t, s, id, "approve", ``)
+	other := client(t, s)
+	args["approval_id"] = body["approval_id"]
+	_, terr = call(t, other, "configure", args)
+	require.NotNil(t, terr)
+	require.Contains(t, terr.Message, "other session")
+
+	// The audit log has the calls and decisions, never the arguments.
+	raw, err := os.ReadFile(auditPath(s.cfg.Dir))
+	require.NoError(t, err)
+	require.Contains(t, string(raw), `"decision":"approved"`)
+	require.Contains(t, string(raw), `"action":"configure.policy"`)
+	require.NotContains(t, string(raw), "read_only\",\"action\":\"*\"", "arguments must not be audited")
+}
+
+func TestWaitingCallResumesOnApproval(t *testing.T) {
+	s := daemon(t)
+	cs := client(t, s)
+	events, stop := s.Approvals().Subscribe()
+	defer stop()
+	go func() {
+		for ev := range events {
+			if ev.Type == approval.Requested {
+				s.Approvals().Approve(ev.Request.RequestID, approval.Decision{Kind: approval.Once})
+				return
+			}
+		}
+	}()
+	args := map[string]any{}
+	for k, v := range setPolicy {
+		args[k] = v
+	}
+	args["timeout_ms"] = 60000 // the call waits for the user within its budget
+	got, terr := call(t, cs, "configure", args)
+	require.Nil(t, terr, "%+v", terr)
+	require.EqualValues(t, 1, got["policy"].(map[string]any)["version"])
+}
+
+func TestDeniedCallChangesNothing(t *testing.T) {
+	s := daemon(t)
+	cs := client(t, s)
+	_, terr := call(t, cs, "configure", setPolicy)
+	code, _ := decide(t, s, terr.Details.RequestID, "deny", `{"reason":"no"}`)
+	require.Equal(t, 204, code)
+	args := map[string]any{"approval_id": terr.Details.RequestID}
+	for k, v := range setPolicy {
+		args[k] = v
+	}
+	_, terr = call(t, cs, "configure", args)
+	require.NotNil(t, terr)
+	require.Equal(t, "approval_denied", terr.Code)
+	_, err := os.Stat(filepath.Join(s.cfg.Dir, "policy.json"))
+	require.True(t, os.IsNotExist(err))
+}
+
+func TestApprovalEndpointsNeedToken(t *testing.T) {
+	s := daemon(t)
+	req, _ := http.NewRequest("POST", "http://127.0.0.1:"+strconv.Itoa(s.Port())+"/approvals/req_x/approve", bytes.NewReader(nil))
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, 401, resp.StatusCode)
+	code, _ := decide(t, s, "req_unknown", "approve", "")
+	require.Equal(t, 404, code)
+}
+
+func TestStateFileWrittenAndRemoved(t *testing.T) {
+	s := daemon(t)
+	st, err := state.Read(s.cfg.Dir)
+	require.NoError(t, err)
+	require.Equal(t, s.Port(), st.Port)
+	require.Equal(t, s.Token(), st.Token)
+}
