@@ -132,10 +132,14 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		s.safe.approvals.Run(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		s.pushApprovals(ctx)
 	}()
 	errc := make(chan error, len(lns))
 	for _, ln := range lns {

@@ -38,6 +38,7 @@ func (s *Server) handleHostWS(w http.ResponseWriter, r *http.Request) {
 			s.links.Add(l)
 		},
 		OnEvent: s.onExtensionEvent,
+		Serve:   s.servePanel,
 	})
 	err = l.Serve(r.Context())
 	s.links.Remove(l)

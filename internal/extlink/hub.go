@@ -85,3 +85,14 @@ func (h *Hub) Call(ctx context.Context, method string, params any) (json.RawMess
 	}
 	return l.Call(ctx, method, params)
 }
+
+// Broadcast sends an event to every connected extension, bounded by ctx;
+// a link that cannot take it is skipped (it is closing).
+func (h *Hub) Broadcast(ctx context.Context, method string, params any) {
+	h.mu.Lock()
+	links := append([]*Link(nil), h.links...)
+	h.mu.Unlock()
+	for _, l := range links {
+		l.Notify(ctx, method, params)
+	}
+}

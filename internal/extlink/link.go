@@ -40,6 +40,10 @@ type Options struct {
 	OnEvent func(l *Link, ev Event)
 	// OnReady is called once after a successful hello.
 	OnReady func(l *Link)
+	// Serve answers the extension's requests other than hello and ping
+	// (the agent panel's calls). It runs on the link's read goroutine, so
+	// it must be quick. Nil: every other method is unknown.
+	Serve func(l *Link, method string, params json.RawMessage) (any, *protocol.Error)
 	Logger  *slog.Logger
 }
 
@@ -229,7 +233,20 @@ func (l *Link) serve(m *protocol.Message) (any, *protocol.Error) {
 	case protocol.MethodPing:
 		return map[string]any{"pong": true, "time": time.Now().UTC().Format(time.RFC3339Nano)}, nil
 	}
+	if l.opts.Serve != nil {
+		return l.opts.Serve(l, m.Method, m.Params)
+	}
 	return nil, protocol.Errorf(protocol.CodeUnknownMethod, false, "the daemon has no method %q", m.Method)
+}
+
+// Notify sends an event to the extension (no reply).
+func (l *Link) Notify(ctx context.Context, method string, params any) error {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("extlink: encoding %s params: %w", method, err)
+	}
+	msg, _ := json.Marshal(protocol.Message{Method: method, Params: p})
+	return l.conn.Write(ctx, msg)
 }
 
 func (l *Link) onHello(params json.RawMessage) (any, *protocol.Error) {
