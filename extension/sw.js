@@ -7,9 +7,27 @@
 import { browserName } from './lib/browser.js';
 import { Connector, HOST_NAME, PROTOCOL_VERSION } from './lib/connector.js';
 import { log } from './lib/log.js';
-import { Relay, cdpDetached, cdpEvent } from './lib/relay.js';
+import { PanelBridge, viaConnector, wirePanel } from './lib/panelbridge.js';
+import { Relay } from './lib/relay.js';
+import { wire } from './lib/wire.js';
 
-const relay = new Relay({ tabs: chrome.tabs, debugger: chrome.debugger });
+const relay = new Relay({
+  tabs: chrome.tabs,
+  tabGroups: chrome.tabGroups,
+  debugger: chrome.debugger,
+  storage: { local: chrome.storage.local, session: chrome.storage.session },
+  selfId: chrome.runtime.id,
+  notify: (method, params) => connector.notify(method, params),
+  log,
+});
+
+// The agent panel (sidepanel.html): its requests go to the daemon on the
+// link; it hears the link's state and the daemon's approval events.
+const panels = new PanelBridge({
+  request: (method, params) => viaConnector(connector)(method, params),
+  selfId: chrome.runtime.id,
+  log,
+});
 
 const connector = new Connector({
   connect: () => chrome.runtime.connectNative(HOST_NAME),
@@ -21,28 +39,21 @@ const connector = new Connector({
     browser: browserName(navigator),
   }),
   onRequest: (method, params) => relay.handle(method, params),
-  onEvent: (method) => log(`event ${method} ignored`),
+  onEvent: (method, params) =>
+    panels.event(method, params) || log(`event ${method} ignored`),
+  onState: (state, detail) => panels.linkState(state, detail),
   lastError: () => chrome.runtime.lastError?.message,
   log,
 });
 
-chrome.debugger.onEvent.addListener((source, method, params) => {
-  const p = cdpEvent(source, method, params);
-  if (p) connector.notify('cdp.event', p);
-});
+wire(
+  chrome,
+  relay,
+  (method, params, opts) => connector.notify(method, params, opts),
+  log,
+);
 
-chrome.debugger.onDetach.addListener((source, reason) => {
-  const p = cdpDetached(source, reason);
-  if (!p) return;
-  relay.forget(p.tab_id);
-  log(`debugger detached from tab ${p.tab_id}: ${reason}`);
-  connector.notify('cdp.detached', p);
-});
-
-chrome.tabs.onRemoved.addListener((tabId) => {
-  relay.forget(tabId);
-  connector.notify('tabs.removed', { tab_id: tabId });
-});
+wirePanel(chrome, panels, log);
 
 chrome.runtime.onStartup.addListener(() => connector.start());
 chrome.runtime.onInstalled.addListener(() => connector.start());
@@ -57,4 +68,5 @@ chrome.alarms.get(WAKE_ALARM).then((alarm) => {
   if (!alarm) chrome.alarms.create(WAKE_ALARM, { periodInMinutes: 0.5 });
 });
 
+relay.start();
 connector.start();

@@ -18,6 +18,9 @@ export class Connector {
    * @param {(method: string, params: object) => Promise<unknown>} opts.onRequest
    * @param {(method: string, params: unknown) => void} [opts.onEvent]
    *   events other than the host's link.* ones
+   * @param {(state: string, detail: object) => void} [opts.onState] link
+   *   state changes, for the agent panel: connecting, ready {daemon},
+   *   closed {reason, retry_in_ms}, daemon_unavailable {reason}
    * @param {() => (string|undefined)} [opts.lastError]
    * @param {(text: string) => void} [opts.log]
    * @param {typeof realTimers} [opts.timers]
@@ -52,12 +55,13 @@ export class Connector {
     this.link?.close('stopped');
   }
 
-  /** Sends an event to the daemon if the handshake is done. */
-  notify(method, params) {
-    return this.ready ? this.link.notify(method, params) : false;
+  /** Sends an event to the daemon if the handshake is done (see Link.notify). */
+  notify(method, params, opts) {
+    return this.ready ? this.link.notify(method, params, opts) : false;
   }
 
   open() {
+    this.emitState('connecting');
     let port;
     try {
       port = this.opts.connect();
@@ -93,6 +97,7 @@ export class Connector {
     this.daemon = result;
     this.backoff.reset();
     this.log(`link ready (daemon ${result.version})`);
+    this.emitState('ready', { daemon: result });
   }
 
   closed(link, reason) {
@@ -101,6 +106,7 @@ export class Connector {
     this.ready = false;
     if (this.stopped) {
       this.log(`link closed: ${reason}`);
+      this.emitState('closed', { reason });
       return;
     }
     this.retry(reason);
@@ -109,6 +115,7 @@ export class Connector {
   retry(reason) {
     const delay = this.backoff.next();
     this.log(`link closed: ${reason}; retry in ${delay} ms`);
+    this.emitState('closed', { reason, retry_in_ms: delay });
     this.retryTimer = this.timers.setTimeout(() => {
       this.retryTimer = null;
       if (!this.stopped) this.open();
@@ -118,10 +125,23 @@ export class Connector {
   event(method, params) {
     if (method === 'link.reconnected') {
       this.log(`daemon reconnected (daemon ${params?.daemon_version})`);
+      this.emitState('ready', {
+        daemon: { ...this.daemon, version: params?.daemon_version },
+      });
     } else if (method === 'link.daemon_unavailable') {
       this.log('daemon unavailable; the host keeps retrying');
+      this.emitState('daemon_unavailable', { reason: params?.message });
     } else {
       this.opts.onEvent?.(method, params);
+    }
+  }
+
+  /** Tells opts.onState; a throwing observer never breaks the link. */
+  emitState(name, detail = {}) {
+    try {
+      this.opts.onState?.(name, detail);
+    } catch (err) {
+      this.log(`link state observer failed: ${errorText(err)}`);
     }
   }
 }

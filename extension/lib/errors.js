@@ -11,6 +11,8 @@ const RETRYABLE = Object.freeze({
   restricted_page: false,
   tab_closed: false,
   detached: false,
+  canceled_by_user: false,
+  tab_unloaded: false,
   internal: false,
 });
 
@@ -19,17 +21,20 @@ export class ProtocolError extends Error {
    * @param {string} code a PROTOCOL.md error code
    * @param {string} message what happened and what to do next
    * @param {boolean} [retryable] defaults per code
+   * @param {object} [extra] more fields for the wire form, e.g. {tab_id}
    */
-  constructor(code, message, retryable) {
+  constructor(code, message, retryable, extra) {
     super(message);
     this.name = 'ProtocolError';
     this.code = code;
     this.retryable = retryable ?? RETRYABLE[code] ?? false;
+    this.extra = extra;
   }
 
-  /** The wire form: {code, message, retryable}. */
+  /** The wire form: {code, message, retryable} and any extra fields. */
   toJSON() {
     return {
+      ...this.extra,
       code: this.code,
       message: this.message,
       retryable: this.retryable,
@@ -45,6 +50,67 @@ export function unknownMethod(method) {
   return new ProtocolError(
     'unknown_method',
     `the extension has no method "${method}"; check the daemon and extension versions match`,
+  );
+}
+
+/** The user pressed "Cancel" on the debugging bar of tabId. */
+export function canceledByUser(tabId) {
+  return new ProtocolError(
+    'canceled_by_user',
+    `the user closed Gasoline's debugging bar on tab ${tabId}; ask the user ` +
+      `before acting on this tab again`,
+  );
+}
+
+/** tabId shows a page that restricted.js names (reason). */
+export function restrictedPage(tabId, reason) {
+  return new ProtocolError(
+    'restricted_page',
+    debugging(`it shows ${reason}`)(`tab ${tabId}`),
+  );
+}
+
+const UNLOADED = {
+  crashed: (tab) => `the page in ${tab} crashed`,
+  frame: (tab) => `a frame or worker in ${tab} crashed (its session is gone)`,
+  discarded: (tab) => `${tab} is discarded (Chrome unloaded it to save memory)`,
+};
+
+/**
+ * tabId has no live page to debug.
+ * @param {number|undefined} tabId
+ * @param {'crashed'|'frame'|'discarded'} why
+ */
+export function tabUnloaded(tabId, why) {
+  const tab = tabId === undefined ? 'the tab' : `tab ${tabId}`;
+  const next =
+    why === 'discarded'
+      ? 'reload it with tabs.reload'
+      : 'reload it (tabs.reload, or cdp.send Page.reload)';
+  return new ProtocolError(
+    'tab_unloaded',
+    `${UNLOADED[why](tab)}; ${next} before sending other commands`,
+  );
+}
+
+/** A target_closed detach ended a command on tabId. */
+export function targetClosed(tabId) {
+  return new ProtocolError(
+    'detached',
+    `tab ${tabId}'s debugging target closed while the command ran (it ` +
+      `navigated to a page extensions cannot debug, crashed or was ` +
+      `discarded); the command may not have run; the next command ` +
+      `re-attaches once`,
+  );
+}
+
+/** target_closed again right after the automatic re-attach. */
+export function tabGoneTwice(tabId) {
+  return new ProtocolError(
+    'tab_closed',
+    `tab ${tabId}'s page went away again right after the debugger ` +
+      `re-attached (target_closed twice in one command); treat the tab as ` +
+      `closed: open a new tab and retry`,
   );
 }
 
@@ -114,6 +180,9 @@ export function mapChromeError(err, ctx = {}) {
       'tab_closed',
       `${tab} does not exist or was closed; list tabs or open a new one`,
     );
+  }
+  if (/^\{.*"Target crashed"/.test(text) || text === 'Target crashed') {
+    return tabUnloaded(ctx.tabId, 'crashed');
   }
   if (DETACHED.test(text)) {
     return new ProtocolError(

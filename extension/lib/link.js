@@ -53,6 +53,7 @@ export class Link {
     this.chunks = new ChunkAssembler({ log: this.log });
     this.pending = new Map(); // id -> {resolve, reject, timer}
     this.nextId = 1;
+    this.dropped = 0; // events over a size cap
     this.closed = false;
     this.handleMessage = (msg) => this.receive(msg);
     this.handleDisconnect = () =>
@@ -86,12 +87,24 @@ export class Link {
     });
   }
 
-  /** Sends an event; returns false when it could not be sent. */
-  notify(method, params) {
+  /**
+   * Sends an event; returns false when it could not be sent.
+   * @param {{maxBytes?: number, label?: string}} [opts] a lower size cap for
+   *   this event, and how to name it in the log (never its contents)
+   */
+  notify(method, params, opts = {}) {
     const msg = { method, params };
-    const error = this.unsendable(msg, `event ${method}`);
+    const cap = Math.min(opts.maxBytes ?? this.maxBytes, this.maxBytes);
+    const error = this.unsendable(msg, `event ${method}`, cap);
     if (error) {
-      this.log(`event ${method} dropped: ${error.code}`);
+      this.dropped += 1;
+      if (this.dropped <= 10 || this.dropped % 100 === 0) {
+        this.log(
+          `event ${opts.label ?? method} dropped: ${error.code}` +
+            `${error.size ? ` (${error.size} bytes, cap ${cap})` : ''}; ` +
+            `${this.dropped} events dropped on this link`,
+        );
+      }
       return false;
     }
     return this.post(msg);
@@ -218,18 +231,20 @@ export class Link {
   }
 
   /** Why msg cannot go to the host (a ProtocolError), or null. */
-  unsendable(msg, what) {
+  unsendable(msg, what, maxBytes = this.maxBytes) {
     let size;
     try {
-      size = jsonSize(msg, this.maxBytes);
+      size = jsonSize(msg, maxBytes);
     } catch (err) {
       return asProtocolError(err, `encoding ${what}`);
     }
-    if (size <= this.maxBytes) return null;
-    return new ProtocolError(
+    if (size <= maxBytes) return null;
+    const e = new ProtocolError(
       'message_too_large',
-      `${what} is ${size} bytes, over the ${this.maxBytes}-byte limit; ` +
+      `${what} is ${size} bytes, over the ${maxBytes}-byte limit; ` +
         'ask for less (e.g. a smaller screenshot or a narrower query)',
     );
+    e.size = size;
+    return e;
   }
 }

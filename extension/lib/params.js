@@ -44,3 +44,35 @@ export function urlPatterns(params) {
   if (!ok) throw badRequest('url must be a match pattern or a list of them');
   return v;
 }
+
+/** An integer param within [min, max]; undefined when optional and absent. */
+export function integer(params, name, { optional = false, min, max } = {}) {
+  const v = params[name];
+  if (v === undefined && optional) return undefined;
+  if (!Number.isSafeInteger(v) || v < min || v > max) {
+    throw badRequest(`${name} must be an integer from ${min} to ${max}`);
+  }
+  return v;
+}
+
+/** A non-empty list of tab ids under `name`. */
+export function tabIds(params, name = 'tab_ids') {
+  const v = params[name];
+  const ok =
+    Array.isArray(v) &&
+    v.length > 0 &&
+    v.length <= 1000 &&
+    v.every((id) => Number.isSafeInteger(id) && id >= 0);
+  if (!ok) throw badRequest(`${name} must be a non-empty list of tab ids`);
+  return v;
+}
+
+/** One of choices, or undefined when absent. */
+export function oneOf(params, name, choices) {
+  const v = params[name];
+  if (v === undefined) return undefined;
+  if (!choices.includes(v)) {
+    throw badRequest(`${name} must be one of ${choices.join(', ')}`);
+  }
+  return v;
+}

@@ -1,48 +1,96 @@
 // The methods the daemon calls on the extension (PROTOCOL.md "Served by the
-// extension") and the shapes of the events the extension sends back.
+// extension"), the shapes of the events the extension sends back, and what
+// happens to a tab's debugger when Chrome detaches it, it idles or it closes.
 
 import { Attachments } from './attachments.js';
-import { mapChromeError, unknownMethod } from './errors.js';
+import { CdpMethods } from './cdp.js';
+import { unknownMethod } from './errors.js';
+import {
+  IDLE_DETACH_DEFAULT_MS,
+  IDLE_DETACH_MAX_MS,
+  IDLE_DETACH_MIN_MS,
+  IdleDetacher,
+} from './idle.js';
 import * as need from './params.js';
+import { Stored } from './store.js';
+import { TabMethods } from './tabs.js';
+import { TabWatch } from './tabwatch.js';
 
-/** The protocol's view of a chrome.tabs.Tab. */
-export function tabInfo(t) {
-  return {
-    id: t.id,
-    url: t.url || t.pendingUrl || '',
-    title: t.title ?? '',
-    active: Boolean(t.active),
-    window_id: t.windowId,
-  };
-}
-
-/** cdp.event params for a chrome.debugger.onEvent call, or null. */
-export function cdpEvent(source, method, params) {
-  if (source?.tabId === undefined) return null;
-  const p = { tab_id: source.tabId, method, params: params ?? {} };
-  if (source.sessionId) p.session_id = source.sessionId;
-  return p;
-}
-
-/** cdp.detached params for a chrome.debugger.onDetach call, or null. */
-export function cdpDetached(source, reason) {
-  if (source?.tabId === undefined) return null;
-  return { tab_id: source.tabId, reason };
-}
+export { tabInfo } from './tabs.js';
+export { MAX_EVENT_BYTES, cdpDetached, cdpEvent } from './events.js';
 
 export class Relay {
-  /** @param {{tabs: typeof chrome.tabs, debugger: typeof chrome.debugger}} api */
+  /**
+   * @param {object} api
+   * @param {typeof chrome.tabs} api.tabs
+   * @param {typeof chrome.debugger} api.debugger
+   * @param {typeof chrome.tabGroups} [api.tabGroups]
+   * @param {{local?: chrome.storage.StorageArea,
+   *   session?: chrome.storage.StorageArea}} [api.storage]
+   * @param {string} [api.selfId] this extension's id
+   * @param {(method: string, params: object) => void} [api.notify] events
+   *   to the daemon
+   * @param {import('./timers.js').realTimers} [api.timers]
+   * @param {(text: string) => void} [api.log]
+   */
   constructor(api) {
     this.api = api;
-    this.attachments = new Attachments(api.debugger);
+    this.log = api.log ?? (() => {});
+    this.notify = api.notify ?? (() => {});
+    const storage = api.storage ?? {};
+    this.config = new Stored(storage.local, 'config', this.log);
+    this.attachments = new Attachments({
+      debugger: api.debugger,
+      tabs: api.tabs,
+      selfId: api.selfId ?? '',
+      canceledStore: new Stored(storage.session, 'canceled_tabs', this.log),
+      onAttached: (tabId) => this.attached(tabId),
+      log: this.log,
+    });
+    this.idle = new IdleDetacher({
+      onIdle: (tabId) => this.idleDetach(tabId),
+      timers: api.timers,
+    });
+    this.watch = new TabWatch({
+      notify: this.notify,
+      groupStore: new Stored(storage.session, 'groups', this.log),
+      timers: api.timers,
+    });
+    this.tabs = new TabMethods({
+      tabs: api.tabs,
+      tabGroups: api.tabGroups,
+      watch: this.watch,
+    });
+    this.cdp = new CdpMethods({
+      debugger: api.debugger,
+      tabs: api.tabs,
+      attachments: this.attachments,
+      idle: this.idle,
+      watch: this.watch,
+      timers: api.timers,
+      log: this.log,
+    });
     this.methods = {
-      'cdp.detach': (p) => this.cdpDetach(p),
-      'cdp.send': (p) => this.cdpSend(p),
+      ...this.tabs.methods(),
+      ...this.cdp.methods(),
+      'config.set': (p) => this.configSet(p),
       ping: (p) => ({ pong: true, echo: p.echo ?? null }),
-      'tabs.close': (p) => this.tabsClose(p),
-      'tabs.create': (p) => this.tabsCreate(p),
-      'tabs.query': (p) => this.tabsQuery(p),
     };
+    this.ready = null;
+  }
+
+  /**
+   * Restores persisted state and detaches from tabs a previous worker left
+   * attached (their idle clocks died with it). Requests wait for it.
+   */
+  start() {
+    this.ready ??= Promise.all([
+      this.attachments.load(),
+      this.watch.load((groupId) => this.tabsInGroup(groupId)),
+      this.loadConfig(),
+      this.cdp.detachAll(),
+    ]).catch((err) => this.log(`start failed: ${err?.message}`));
+    return this.ready;
   }
 
   /** Serves one request; throws a ProtocolError on failure. */
@@ -51,89 +99,97 @@ export class Relay {
       ? this.methods[method]
       : null;
     if (!fn) throw unknownMethod(method);
+    await this.start();
     return fn(params ?? {});
   }
 
-  /** Forgets a tab that closed or was detached. */
-  forget(tabId) {
-    this.attachments.forget(tabId);
+  /** chrome.debugger.onDetach */
+  detached(tabId, reason) {
+    this.attachments.detached(tabId, reason);
+    this.idle.clear(tabId);
   }
 
-  async tabsQuery(p) {
-    const url = need.urlPatterns(p);
-    const query = url === undefined ? {} : { url };
+  /** chrome.tabs.onRemoved */
+  removed(tabId) {
+    this.attachments.removed(tabId);
+    this.idle.clear(tabId);
+    this.watch.removed(tabId);
+    this.cdp.inflight.recovered(tabId);
+  }
+
+  /** chrome.tabs.onReplaced: Chrome swapped removed for added (a discard). */
+  replaced(added, removed) {
+    this.attachments.replaced(added, removed);
+    this.idle.clear(removed);
+    this.watch.replaced(added, removed);
+    this.cdp.inflight.recovered(removed);
+  }
+
+  /** chrome.tabs.onUpdated */
+  updated(tabId, change) {
+    if (change.status === 'loading') this.cdp.inflight.recovered(tabId);
+    this.watch.updated(tabId, change);
+  }
+
+  /** Inspector.targetCrashed: fail the page's commands now, not never. */
+  crashed(tabId, sessionId) {
+    this.log(`tab ${tabId}${sessionId ? ' (child session)' : ''} crashed`);
+    this.cdp.inflight.crash(tabId, sessionId);
+  }
+
+  /** Inspector.targetReloadedAfterCrash */
+  reloaded(tabId, sessionId) {
+    if (!sessionId) this.cdp.inflight.recovered(tabId);
+  }
+
+  /** Target.attachedToTarget: let an OOPIF's own children attach too. */
+  childAttached(tabId, params) {
+    if (params?.targetInfo?.type !== 'iframe' || !params.sessionId) return;
+    this.attachments.autoAttach({ tabId, sessionId: params.sessionId });
+  }
+
+  attached(tabId) {
+    this.watch.know(tabId);
+    this.notify('cdp.attached', { tab_id: tabId });
+  }
+
+  async idleDetach(tabId) {
+    if (!this.attachments.has(tabId)) return;
+    let was = false;
     try {
-      const tabs = await this.api.tabs.query(query);
-      return { tabs: tabs.map(tabInfo) };
-    } catch (err) {
-      throw mapChromeError(err);
-    }
-  }
-
-  async tabsCreate(p) {
-    const url = need.string(p, 'url');
-    const active = need.boolean(p, 'active', false);
-    try {
-      return { tab: tabInfo(await this.api.tabs.create({ url, active })) };
-    } catch (err) {
-      throw mapChromeError(err);
-    }
-  }
-
-  async tabsClose(p) {
-    const tabId = need.tabId(p);
-    try {
-      await this.api.tabs.remove(tabId);
-    } catch (err) {
-      throw mapChromeError(err, { tabId });
-    }
-    this.attachments.forget(tabId);
-    return {};
-  }
-
-  async cdpSend(p) {
-    const tabId = need.tabId(p);
-    const method = need.string(p, 'method');
-    const params = need.object(p, 'params');
-    const sessionId = need.string(p, 'session_id', { optional: true });
-    const target = sessionId ? { tabId, sessionId } : { tabId };
-    try {
-      await this.attachments.ensure(tabId);
-      return (
-        (await this.api.debugger.sendCommand(target, method, params)) ?? {}
-      );
-    } catch (err) {
-      throw await this.explain(err, tabId);
-    }
-  }
-
-  async cdpDetach(p) {
-    const tabId = need.tabId(p);
-    try {
-      await this.attachments.detach(tabId);
-    } catch (err) {
-      throw await this.explain(err, tabId);
-    }
-    return {};
-  }
-
-  /** Maps a chrome.debugger failure, telling a closed tab from a detach. */
-  async explain(err, tabId) {
-    const e = mapChromeError(err, { tabId });
-    if (e.code !== 'detached' && e.code !== 'tab_closed') return e;
-    this.attachments.forget(tabId);
-    if (e.code === 'detached' && !(await this.tabExists(tabId))) {
-      return mapChromeError('No tab with id', { tabId });
-    }
-    return e;
-  }
-
-  async tabExists(tabId) {
-    try {
-      await this.api.tabs.get(tabId);
-      return true;
+      was = await this.attachments.detach(tabId);
     } catch {
-      return false;
+      return; // closed meanwhile; tabs.removed tells the daemon
     }
+    if (!was) return;
+    this.log(`idle: detached from tab ${tabId}`);
+    this.notify('cdp.detached', { tab_id: tabId, reason: 'idle' });
+  }
+
+  async configSet(p) {
+    const ms = need.integer(p, 'idle_detach_ms', {
+      optional: true,
+      min: IDLE_DETACH_MIN_MS,
+      max: IDLE_DETACH_MAX_MS,
+    });
+    if (ms !== undefined) {
+      this.idle.setMs(ms);
+      await this.config.save({ idle_detach_ms: ms });
+    }
+    return { idle_detach_ms: this.idle.ms };
+  }
+
+  async loadConfig() {
+    const ms = (await this.config.load())?.idle_detach_ms;
+    const ok =
+      Number.isSafeInteger(ms) &&
+      ms >= IDLE_DETACH_MIN_MS &&
+      ms <= IDLE_DETACH_MAX_MS;
+    this.idle.setMs(ok ? ms : IDLE_DETACH_DEFAULT_MS);
+  }
+
+  async tabsInGroup(groupId) {
+    await this.api.tabGroups.get(groupId);
+    return (await this.api.tabs.query({ groupId })).map((t) => t.id);
   }
 }

@@ -152,3 +152,53 @@ test('a failed send closes the link', () => {
   assert.equal(link.notify('tabs.removed', { tab_id: 1 }), false);
   assert.match(closes[0], /send failed: Attempting to use a disconnected port/);
 });
+
+test('an event over its cap is dropped and counted; the link carries on', () => {
+  const { port, log, link } = setup();
+  const big = {
+    tab_id: 1,
+    method: 'Network.x',
+    params: { d: 'x'.repeat(2000) },
+  };
+  assert.equal(
+    link.notify('cdp.event', big, {
+      maxBytes: 1000,
+      label: 'cdp.event Network.x',
+    }),
+    false,
+  );
+  assert.equal(link.notify('cdp.event', big, { maxBytes: 1000 }), false);
+  assert.equal(link.dropped, 2);
+  assert.match(
+    log.lines[0],
+    /^event cdp\.event Network\.x dropped: message_too_large \(\d+ bytes, cap 1000\); 1 events dropped/,
+  );
+  assert.ok(
+    log.lines.every((l) => !l.includes('xxxx')),
+    'never the contents',
+  );
+  assert.equal(
+    link.notify(
+      'cdp.event',
+      { tab_id: 1, method: 'Page.x', params: {} },
+      { maxBytes: 1000 },
+    ),
+    true,
+  );
+  assert.equal(port.sent.length, 1);
+  // the cap never raises the link's own limit
+  const small = setup({ maxBytes: 100 });
+  assert.equal(
+    small.link.notify('e', { d: 'y'.repeat(200) }, { maxBytes: 1e9 }),
+    false,
+  );
+});
+
+test('a flood of dropped events logs a bounded number of lines', () => {
+  const { log, link } = setup();
+  const big = { d: 'x'.repeat(200) };
+  for (let i = 0; i < 1000; i++)
+    link.notify('cdp.event', big, { maxBytes: 100 });
+  assert.equal(link.dropped, 1000);
+  assert.equal(log.lines.length, 10 + 10); // the first ten, then every 100th
+});

@@ -1,118 +1,101 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 
-import { Relay, cdpDetached, cdpEvent, tabInfo } from '../lib/relay.js';
-import { flush } from './fakes.mjs';
-
-/** A fake chrome.tabs + chrome.debugger with one open tab, 5. */
-function fakeApi() {
-  const calls = [];
-  const tabs = new Map([
-    [5, { id: 5, url: 'http://a/', title: 'A', active: true, windowId: 1 }],
-  ]);
-  const attached = new Set();
-  const api = {
-    calls,
-    tabs: {
-      query: async (q) => {
-        calls.push(['query', q]);
-        return [...tabs.values()];
-      },
-      create: async (o) => {
-        calls.push(['create', o]);
-        if (o.url.startsWith('devtools:')) throw new Error('Cannot create tab');
-        const t = {
-          id: 9,
-          pendingUrl: o.url,
-          url: '',
-          active: o.active,
-          windowId: 1,
-        };
-        tabs.set(9, t);
-        return t;
-      },
-      remove: async (id) => {
-        calls.push(['remove', id]);
-        if (!tabs.delete(id)) throw new Error(`No tab with id: ${id}.`);
-      },
-      get: async (id) => {
-        if (!tabs.has(id)) throw new Error(`No tab with id: ${id}.`);
-        return tabs.get(id);
-      },
-    },
-    debugger: {
-      attach: async (target, version) => {
-        calls.push(['attach', target.tabId, version]);
-        await flush();
-        if (!tabs.has(target.tabId))
-          throw new Error(`No tab with id: ${target.tabId}.`);
-        if (tabs.get(target.tabId).url.startsWith('chrome:')) {
-          throw new Error('Cannot access a chrome:// URL');
-        }
-        if (attached.has(target.tabId)) {
-          throw new Error(
-            `Another debugger is already attached to the tab with id: ${target.tabId}.`,
-          );
-        }
-        attached.add(target.tabId);
-      },
-      detach: async (target) => {
-        calls.push(['detach', target.tabId]);
-        if (!attached.delete(target.tabId)) {
-          throw new Error(
-            `Debugger is not attached to the tab with id: ${target.tabId}.`,
-          );
-        }
-      },
-      sendCommand: async (target, method, params) => {
-        calls.push(['send', target, method]);
-        if (!attached.has(target.tabId)) {
-          throw new Error(
-            `Debugger is not attached to the tab with id: ${target.tabId}.`,
-          );
-        }
-        if (method === 'Runtime.evaluate')
-          return { result: { value: params.expression } };
-        if (method === 'Page.enable') return undefined;
-        throw new Error(`{"code":-32601,"message":"'${method}' wasn't found"}`);
-      },
-    },
-  };
-  return { api, tabs, attached };
-}
-
-const count = (calls, kind) => calls.filter((c) => c[0] === kind).length;
+import { AUTO_ATTACH } from '../lib/attachments.js';
+import { MAX_EVENT_BYTES, cdpDetached, cdpEvent } from '../lib/relay.js';
+import { count } from './fakechrome.mjs';
+import { evaluate, setup } from './harness.mjs';
 
 test('concurrent cdp.send on one tab attaches once', async () => {
-  const { api } = fakeApi();
-  const relay = new Relay(api);
-  const send = (expression) =>
-    relay.handle('cdp.send', {
-      tab_id: 5,
-      method: 'Runtime.evaluate',
-      params: { expression },
-    });
+  const { c, relay } = setup();
+  const send = (x) => relay.handle('cdp.send', evaluate(5, x));
   const got = await Promise.all([send('1'), send('2'), send('3')]);
   assert.deepEqual(
     got.map((r) => r.result.value),
     ['1', '2', '3'],
   );
-  assert.equal(count(api.calls, 'attach'), 1);
-  assert.deepEqual(api.calls[0], ['attach', 5, '1.3']);
+  assert.equal(count(c.calls, 'attach'), 1);
+  assert.deepEqual(
+    c.calls.find((x) => x[0] === 'attach'),
+    ['attach', 5, '1.3'],
+  );
   await send('4');
-  assert.equal(count(api.calls, 'attach'), 1);
+  assert.equal(count(c.calls, 'attach'), 1);
+});
+
+test('attaching turns on auto-attach and announces cdp.attached', async () => {
+  const { c, relay, sent } = setup();
+  let params;
+  c.sendHooks.push((t, m, p) => {
+    if (m === 'Target.setAutoAttach') params = { target: t, p };
+  });
+  await relay.handle('cdp.send', evaluate(5));
+  assert.deepEqual(params, { target: { tabId: 5 }, p: AUTO_ATTACH });
+  assert.deepEqual(AUTO_ATTACH, {
+    autoAttach: true,
+    waitForDebuggerOnStart: false,
+    flatten: true,
+  });
+  assert.deepEqual(sent('cdp.attached'), [{ tab_id: 5 }]);
+});
+
+test('a failing Target.setAutoAttach is logged, not fatal', async () => {
+  const { c, relay, log } = setup();
+  c.sendHooks.push((t, m) => {
+    if (m === 'Target.setAutoAttach') throw new Error('not allowed');
+  });
+  assert.equal(
+    (await relay.handle('cdp.send', evaluate(5, 'x'))).result.value,
+    'x',
+  );
+  assert.ok(log.lines.some((l) => /setAutoAttach on tab 5 failed/.test(l)));
+});
+
+test('an OOPIF child session gets auto-attach too; events carry session_id', async () => {
+  const { c, relay, sent } = setup();
+  const autos = [];
+  c.sendHooks.push((t, m) => {
+    if (m === 'Target.setAutoAttach') autos.push(t);
+  });
+  await relay.handle('cdp.send', evaluate(5));
+  const attachedToTarget = {
+    sessionId: 'S1',
+    targetInfo: { type: 'iframe', targetId: 'T1', url: 'http://b/' },
+    waitingForDebugger: false,
+  };
+  c.debugger.onEvent.emit(
+    { tabId: 5 },
+    'Target.attachedToTarget',
+    attachedToTarget,
+  );
+  c.debugger.onEvent.emit({ tabId: 5 }, 'Target.attachedToTarget', {
+    sessionId: 'W1',
+    targetInfo: { type: 'worker' },
+  });
+  await relay.handle('cdp.send', evaluate(5));
+  assert.deepEqual(autos, [{ tabId: 5 }, { tabId: 5, sessionId: 'S1' }]);
+  c.debugger.onEvent.emit(
+    { tabId: 5, sessionId: 'S1' },
+    'Runtime.consoleAPICalled',
+    { type: 'log' },
+  );
+  assert.deepEqual(sent('cdp.event').at(-1), {
+    tab_id: 5,
+    method: 'Runtime.consoleAPICalled',
+    params: { type: 'log' },
+    session_id: 'S1',
+  });
 });
 
 test('cdp.send passes session_id and defaults params', async () => {
-  const { api } = fakeApi();
-  const relay = new Relay(api);
+  const { c, relay } = setup();
   const r = await relay.handle('cdp.send', {
     tab_id: 5,
     method: 'Page.enable',
     session_id: 'S1',
   });
   assert.deepEqual(r, {});
-  assert.deepEqual(api.calls.at(-1), [
+  assert.deepEqual(c.calls.at(-1), [
     'send',
     { tabId: 5, sessionId: 'S1' },
     'Page.enable',
@@ -120,8 +103,7 @@ test('cdp.send passes session_id and defaults params', async () => {
 });
 
 test("CDP errors carry Chrome's text", async () => {
-  const { api } = fakeApi();
-  const relay = new Relay(api);
+  const { relay } = setup();
   await assert.rejects(
     relay.handle('cdp.send', { tab_id: 5, method: 'Foo.bar' }),
     {
@@ -131,97 +113,98 @@ test("CDP errors carry Chrome's text", async () => {
   );
 });
 
-test('a failed attach is not remembered', async () => {
-  const { api, tabs } = fakeApi();
-  tabs.get(5).url = 'chrome://settings';
-  const relay = new Relay(api);
-  const p = {
-    tab_id: 5,
-    method: 'Runtime.evaluate',
-    params: { expression: '1' },
-  };
-  await assert.rejects(relay.handle('cdp.send', p), {
+test('a refused attach is not remembered', async () => {
+  const { c, relay } = setup();
+  c.tabsMap.get(5).url = 'chrome://settings';
+  await assert.rejects(relay.handle('cdp.send', evaluate(5)), {
     code: 'restricted_page',
+    message: /tab 5: it shows a chrome:\/\/ page/,
   });
-  tabs.get(5).url = 'http://a/';
-  assert.equal((await relay.handle('cdp.send', p)).result.value, '1');
-  assert.equal(count(api.calls, 'attach'), 2);
+  assert.equal(count(c.calls, 'attach'), 0, 'refused before attaching');
+  c.tabsMap.get(5).url = 'http://a/';
+  assert.equal((await relay.handle('cdp.send', evaluate(5))).result.value, '1');
+  assert.equal(count(c.calls, 'attach'), 1);
+});
+
+test('restricted pages are refused by URL, pending URL included', async () => {
+  const cases = [
+    [{ url: 'chrome://version/' }, /chrome:\/\/ page/],
+    [{ url: 'about:blank', pendingUrl: 'devtools://devtools/x' }, /devtools/],
+    [{ url: 'https://chromewebstore.google.com/detail/x' }, /Web Store/],
+    [
+      { url: 'chrome-extension://abcdefghijklmnopabcdefghijklmnop/p.html' },
+      /another extension/,
+    ],
+  ];
+  for (const [props, message] of cases) {
+    const { c, relay } = setup();
+    Object.assign(c.tabsMap.get(5), props);
+    await assert.rejects(relay.handle('cdp.send', evaluate(5)), {
+      code: 'restricted_page',
+      message,
+    });
+    assert.equal(count(c.calls, 'attach'), 0);
+  }
+  const { c, relay } = setup();
+  c.tabsMap.get(5).url = 'about:blank';
+  await relay.handle('cdp.send', evaluate(5));
+});
+
+test("Chrome's own refusal is still mapped", async () => {
+  const { c, relay } = setup();
+  const attach = c.debugger.attach;
+  c.debugger.attach = async () => {
+    throw new Error(
+      'Cannot access a chrome-extension:// URL of different extension',
+    );
+  };
+  await assert.rejects(relay.handle('cdp.send', evaluate(5)), {
+    code: 'restricted_page',
+    message: /another extension/,
+  });
+  c.debugger.attach = attach;
 });
 
 test('already attached by this extension counts as attached', async () => {
-  const { api, attached } = fakeApi();
-  attached.add(5); // e.g. before the worker restarted
-  const relay = new Relay(api);
-  const r = await relay.handle('cdp.send', {
-    tab_id: 5,
-    method: 'Runtime.evaluate',
-    params: { expression: 'x' },
-  });
-  assert.equal(r.result.value, 'x');
+  const { c, relay } = setup();
+  await relay.start();
+  c.attached.add(5); // e.g. before the worker restarted
+  assert.equal(
+    (await relay.handle('cdp.send', evaluate(5, 'x'))).result.value,
+    'x',
+  );
 });
 
-test('a detach is reported as detached, or tab_closed when the tab is gone', async () => {
-  const { api, tabs, attached } = fakeApi();
-  const relay = new Relay(api);
-  const p = {
-    tab_id: 5,
-    method: 'Runtime.evaluate',
-    params: { expression: '1' },
-  };
-  await relay.handle('cdp.send', p);
-  attached.delete(5); // the user pressed Cancel, and onDetach was missed
-  await assert.rejects(relay.handle('cdp.send', p), { code: 'detached' });
+test('a detach without notice is reported as detached, or tab_closed when the tab is gone', async () => {
+  const { c, relay } = setup();
+  await relay.handle('cdp.send', evaluate(5));
+  c.attached.delete(5); // onDetach was missed
+  await assert.rejects(relay.handle('cdp.send', evaluate(5)), {
+    code: 'detached',
+  });
   assert.equal(relay.attachments.has(5), false);
-  await relay.handle('cdp.send', p); // re-attaches
-  attached.delete(5);
-  tabs.delete(5);
-  await assert.rejects(relay.handle('cdp.send', p), { code: 'tab_closed' });
-  await assert.rejects(relay.handle('cdp.send', p), {
+  await relay.handle('cdp.send', evaluate(5)); // re-attaches
+  c.attached.delete(5);
+  c.tabsMap.delete(5);
+  await assert.rejects(relay.handle('cdp.send', evaluate(5)), {
+    code: 'tab_closed',
+  });
+  await assert.rejects(relay.handle('cdp.send', evaluate(5)), {
     code: 'tab_closed',
     message: /tab 5/,
   });
 });
 
 test('cdp.detach detaches and is idempotent', async () => {
-  const { api, attached } = fakeApi();
-  const relay = new Relay(api);
+  const { c, relay } = setup();
   await relay.handle('cdp.send', { tab_id: 5, method: 'Page.enable' });
   assert.deepEqual(await relay.handle('cdp.detach', { tab_id: 5 }), {});
-  assert.equal(attached.has(5), false);
+  assert.equal(c.attached.has(5), false);
   assert.deepEqual(await relay.handle('cdp.detach', { tab_id: 5 }), {});
-});
-
-test('tabs methods', async () => {
-  const { api } = fakeApi();
-  const relay = new Relay(api);
-  const q = await relay.handle('tabs.query', { url: 'http://a/*' });
-  assert.deepEqual(api.calls[0], ['query', { url: 'http://a/*' }]);
-  assert.deepEqual(q, {
-    tabs: [{ id: 5, url: 'http://a/', title: 'A', active: true, window_id: 1 }],
-  });
-  const c = await relay.handle('tabs.create', { url: 'http://b/' });
-  assert.deepEqual(api.calls[1], [
-    'create',
-    { url: 'http://b/', active: false },
-  ]);
-  assert.deepEqual(c.tab, {
-    id: 9,
-    url: 'http://b/',
-    title: '',
-    active: false,
-    window_id: 1,
-  });
-  assert.deepEqual(await relay.handle('tabs.close', { tab_id: 9 }), {});
-  await assert.rejects(relay.handle('tabs.close', { tab_id: 9 }), {
-    code: 'tab_closed',
-  });
-  await assert.rejects(relay.handle('tabs.create', { url: 'devtools://x' }), {
-    code: 'cdp_error',
-  });
 });
 
 test('ping echoes', async () => {
-  const relay = new Relay(fakeApi().api);
+  const { relay } = setup();
   assert.deepEqual(await relay.handle('ping', { echo: [1, 'a'] }), {
     pong: true,
     echo: [1, 'a'],
@@ -230,7 +213,7 @@ test('ping echoes', async () => {
 });
 
 test('unknown methods and bad params', async () => {
-  const relay = new Relay(fakeApi().api);
+  const { relay } = setup();
   await assert.rejects(relay.handle('nope', {}), {
     code: 'unknown_method',
     message: /"nope"/,
@@ -244,11 +227,24 @@ test('unknown methods and bad params', async () => {
     ['cdp.send', { tab_id: 5 }],
     ['cdp.send', { tab_id: 5, method: 'X.y', params: [1] }],
     ['cdp.send', { tab_id: 5, method: 'X.y', session_id: 3 }],
+    ['cdp.attach', { tab_id: 5, force: 'yes' }],
     ['cdp.detach', {}],
+    ['config.set', { idle_detach_ms: 10 }],
+    ['config.set', { idle_detach_ms: 1.5e3 + 0.5 }],
+    ['config.set', { idle_detach_ms: 25 * 3600_000 }],
     ['tabs.close', { tab_id: -1 }],
     ['tabs.create', {}],
     ['tabs.create', { url: 'http://b/', active: 'yes' }],
+    ['tabs.create', { url: 'http://b/', wait_until: 'idle' }],
+    ['tabs.create', { url: 'http://b/', timeout_ms: 60_001 }],
+    ['tabs.create', { url: 'http://b/', group_id: 'g' }],
     ['tabs.query', { url: 5 }],
+    ['tabs.get', {}],
+    ['tabs.activate', { tab_id: null }],
+    ['tabs.group', { tab_ids: [] }],
+    ['tabs.group', { tab_ids: [5], color: 'mauve' }],
+    ['tabs.group', { tab_ids: [5], title: 7 }],
+    ['tabs.ungroup', { tab_ids: 5 }],
   ];
   for (const [method, params] of bad) {
     await assert.rejects(
@@ -279,11 +275,16 @@ test('event shapes', () => {
     tab_id: 5,
     reason: 'canceled_by_user',
   });
-  assert.deepEqual(tabInfo({ id: 1, url: 'u', windowId: 2 }), {
-    id: 1,
-    url: 'u',
-    title: '',
-    active: false,
-    window_id: 2,
+});
+
+test('cdp.event goes out with the 8 MiB cap and names its CDP method', () => {
+  const { c, events } = setup();
+  c.debugger.onEvent.emit({ tabId: 5 }, 'Network.dataReceived', {
+    dataLength: 1,
   });
+  assert.deepEqual(events.at(-1)[2], {
+    maxBytes: 8 * 1024 * 1024,
+    label: 'cdp.event Network.dataReceived',
+  });
+  assert.equal(MAX_EVENT_BYTES, 8 * 1024 * 1024);
 });

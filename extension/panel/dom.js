@@ -1,0 +1,216 @@
+// Copies view models (view.js) into the page. Text always goes in with
+// textContent; prompts are keyed by request id and updated in place, so a
+// countdown tick never resets the minutes the user is typing.
+
+import {
+  DEFAULT_SITE_MINUTES,
+  MAX_SITE_MINUTES,
+  badgeView,
+  promptsView,
+  statusView,
+  timelineView,
+} from './view.js';
+
+/** Creates an element with a class and optional text. */
+export function el(doc, tag, className, text) {
+  const e = doc.createElement(tag);
+  if (className) e.className = className;
+  if (text != null) e.textContent = text;
+  return e;
+}
+
+/** The page's fixed elements, by id. */
+export function bind(doc) {
+  const get = (id) => doc.getElementById(id);
+  return {
+    doc,
+    badge: get('badge'),
+    detail: get('detail'),
+    fix: get('fix'),
+    fixText: get('fix-text'),
+    fixCmd: get('fix-cmd'),
+    prompts: get('prompts'),
+    noPrompts: get('no-prompts'),
+    status: get('status'),
+    timeline: get('timeline'),
+    noTimeline: get('no-timeline'),
+  };
+}
+
+export function renderBadge(els, vm) {
+  els.badge.textContent = vm.label;
+  els.badge.dataset.state = vm.state;
+  els.doc.body.dataset.state = vm.state;
+  els.detail.textContent = vm.detail;
+  els.fixText.textContent = vm.fix;
+  els.fixCmd.textContent = vm.command;
+  els.fixCmd.hidden = !vm.command;
+  els.fix.hidden = !vm.fix;
+}
+
+/** Replaces the rows of a <dl> of [label, value] pairs. */
+export function renderStatus(els, rows) {
+  const doc = els.doc;
+  els.status.replaceChildren(
+    ...rows.flatMap(([label, value]) => [
+      el(doc, 'dt', '', label),
+      el(doc, 'dd', '', value),
+    ]),
+  );
+}
+
+export function renderTimeline(els, rows) {
+  const doc = els.doc;
+  els.timeline.replaceChildren(
+    ...rows.map((row) => {
+      const li = el(doc, 'li', `event ${row.type}`);
+      const time = el(doc, 'time', 'when', row.time);
+      li.append(time, el(doc, 'span', 'what', row.label));
+      li.append(el(doc, 'span', 'text', row.text));
+      return li;
+    }),
+  );
+  els.noTimeline.hidden = rows.length > 0;
+}
+
+/** Appends a labelled value to dl; returns both elements. */
+function fact(doc, dl, label, key) {
+  const dt = el(doc, 'dt', '', label);
+  const dd = el(doc, 'dd', key);
+  dd.dataset.field = key;
+  dl.append(dt, dd);
+  return [dt, dd];
+}
+
+/** A new prompt's elements; decide(id, decision, minutesInput) acts. */
+function buildPrompt(doc, vm, decide) {
+  const li = el(doc, 'li', 'prompt');
+  li.dataset.requestId = vm.id;
+  const asks = el(doc, 'p', 'asks', 'Your agent asks to:');
+  const describe = el(doc, 'p', 'describe');
+  describe.dataset.field = 'describe';
+  const head = el(doc, 'h3', 'action');
+  head.dataset.field = 'action';
+  const target = el(doc, 'p', 'target');
+  target.dataset.field = 'target';
+  const dl = el(doc, 'dl', 'facts');
+  fact(doc, dl, 'Kind', 'kind');
+  fact(doc, dl, 'Tab', 'tab');
+  fact(doc, dl, 'Origin', 'origin');
+  fact(doc, dl, 'Asked by', 'who');
+  const reasonRow = fact(doc, dl, 'Why', 'reason');
+  fact(doc, dl, 'Time left', 'timeLeft');
+
+  const actions = el(doc, 'div', 'actions');
+  const once = el(doc, 'button', 'approve-once', 'Approve once');
+  once.type = 'button';
+  once.dataset.decision = 'once';
+  const deny = el(doc, 'button', 'deny', 'Deny');
+  deny.type = 'button';
+  deny.dataset.decision = 'deny';
+  const site = el(doc, 'div', 'site');
+  const siteBtn = el(doc, 'button', 'approve-site', 'Approve for this site');
+  siteBtn.type = 'button';
+  siteBtn.dataset.decision = 'site';
+  const minutes = el(doc, 'input', 'minutes');
+  minutes.type = 'number';
+  minutes.min = '1';
+  minutes.max = String(MAX_SITE_MINUTES);
+  minutes.value = String(DEFAULT_SITE_MINUTES);
+  minutes.setAttribute('aria-label', 'Minutes to approve this site for');
+  site.append(
+    siteBtn,
+    el(doc, 'span', '', ' for '),
+    minutes,
+    el(doc, 'span', '', ' minutes'),
+  );
+  const scopeNote = el(doc, 'p', 'site-note');
+  scopeNote.dataset.field = 'siteNote';
+  actions.append(once, deny, site);
+
+  const busy = el(doc, 'p', 'busy');
+  busy.dataset.field = 'busyText';
+  busy.setAttribute('role', 'status');
+  const error = el(doc, 'p', 'error');
+  error.dataset.field = 'error';
+  error.setAttribute('role', 'alert');
+
+  for (const b of [once, siteBtn, deny]) {
+    b.addEventListener('click', () =>
+      decide(vm.id, b.dataset.decision, minutes),
+    );
+  }
+  li.append(asks, describe, head, target, dl, actions, scopeNote, busy, error);
+  return { li, once, deny, site, siteBtn, minutes, reasonRow, scopeNote };
+}
+
+function updatePrompt(p, vm) {
+  for (const node of p.li.querySelectorAll('[data-field]')) {
+    const key = node.dataset.field;
+    if (key === 'siteNote') continue;
+    node.textContent = vm[key] ?? '';
+  }
+  for (const e of p.reasonRow) e.hidden = !vm.reason;
+  p.li.querySelector('.target').hidden = !vm.target;
+  p.li.classList.toggle('sensitive', vm.sensitive);
+  const note = p.scopeNote;
+  note.textContent = vm.siteGrantable
+    ? `“Approve for this site” lets this agent session make changes on ` +
+      `${vm.origin} without asking, until the time runs out.`
+    : '';
+  note.hidden = !vm.siteGrantable;
+  p.site.hidden = !vm.siteGrantable;
+  p.siteBtn.setAttribute(
+    'aria-label',
+    `Approve for ${vm.origin} for ${p.minutes.value || '?'} minutes`,
+  );
+  const off = Boolean(vm.busy) || vm.expired;
+  for (const b of [p.once, p.siteBtn, p.deny, p.minutes]) b.disabled = off;
+  p.li.classList.toggle('expired', vm.expired);
+  p.li.querySelector('.busy').hidden = !vm.busyText;
+  p.li.querySelector('.error').hidden = !vm.error;
+}
+
+/**
+ * Shows the prompts, keyed by request id: new ones are built, gone ones
+ * removed, the rest updated in place.
+ * @param {Map<string, object>} live request id → built prompt, kept by the caller
+ */
+export function renderPrompts(els, prompts, live, decide) {
+  const seen = new Set();
+  let before = els.prompts.firstChild;
+  for (const vm of prompts) {
+    seen.add(vm.id);
+    let p = live.get(vm.id);
+    if (!p) {
+      p = buildPrompt(els.doc, vm, decide);
+      live.set(vm.id, p);
+    }
+    updatePrompt(p, vm);
+    if (p.li !== before) els.prompts.insertBefore(p.li, before);
+    before = p.li.nextSibling;
+  }
+  for (const [id, p] of live) {
+    if (!seen.has(id)) {
+      p.li.remove();
+      live.delete(id);
+    }
+  }
+  els.noPrompts.hidden = prompts.length > 0;
+}
+
+/**
+ * The whole panel's render function for PanelController.
+ * @param {ReturnType<typeof bind>} els
+ * @param {(id: string, decision: string, minutesText: string) => void} decide
+ */
+export function renderer(els, decide) {
+  const live = new Map(); // request id → the prompt's elements
+  const act = (id, decision, minutes) => decide(id, decision, minutes.value);
+  return (model, now) => {
+    renderBadge(els, badgeView(model.phase(now)));
+    renderPrompts(els, promptsView(model, now), live, act);
+    renderStatus(els, statusView(model));
+    renderTimeline(els, timelineView(model));
+  };
+}

@@ -1,0 +1,223 @@
+// View models: what the panel shows, as plain data computed from the
+// PanelModel. Pure functions, tested without a DOM; dom.js only copies
+// these strings into elements with textContent.
+
+export const BADGE_LABELS = Object.freeze({
+  idle: 'Idle',
+  connecting: 'Connecting',
+  ready: 'Ready',
+  needs_approval: 'Needs approval',
+  degraded: 'Degraded',
+  error: 'Error',
+});
+
+/** Plain words for the gated actions (SAFETY.md "Classification"). */
+const DESCRIPTIONS = Object.freeze({
+  'interact.navigate': 'Go to another page in a tab',
+  'interact.refresh': 'Reload the page',
+  'interact.back': 'Go back in the tab’s history',
+  'interact.forward': 'Go forward in the tab’s history',
+  'interact.click': 'Click on the page',
+  'interact.type': 'Type text into the page',
+  'interact.fill_form': 'Fill in a form',
+  'interact.select': 'Choose an option in a list',
+  'interact.check': 'Tick or untick a checkbox',
+  'interact.key_press': 'Press keys on the page',
+  'interact.drag': 'Drag something on the page',
+  'interact.new_tab': 'Open a new tab',
+  'interact.close_tab': 'Close a tab',
+  'interact.handle_dialog': 'Answer a dialog the page opened',
+  'interact.batch': 'Run several page actions in a row',
+  'interact.execute_js': 'Run its own JavaScript in the page',
+  'interact.upload': 'Upload a file from this computer',
+  'configure.policy': 'Change which actions need your approval',
+  'configure.redaction': 'Change what Gasoline hides from the agent',
+  'configure.clear': 'Clear the data Gasoline captured',
+});
+
+const CLASSES = Object.freeze({
+  mutating: 'changes the browser',
+  sensitive: 'sensitive: can read or change anything in the page',
+});
+
+export const DEFAULT_SITE_MINUTES = 15;
+export const MAX_SITE_MINUTES = 480;
+const NONE = '—';
+
+/** The header badge and the banner under it. */
+export function badgeView(phase) {
+  return {
+    state: phase.state,
+    label: BADGE_LABELS[phase.state] ?? phase.state,
+    detail: phase.detail ?? '',
+    fix: phase.fix ?? '',
+    command: phase.command ?? '',
+  };
+}
+
+/** "4:59", "1:02:03", or "expired". */
+export function timeLeft(expiresAt, now) {
+  const end = Date.parse(expiresAt);
+  if (!Number.isFinite(end)) return NONE;
+  const s = Math.floor((end - now) / 1000);
+  if (s <= 0) return 'expired';
+  const pad = (n) => String(n).padStart(2, '0');
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return h > 0 ? `${h}:${pad(m)}:${pad(s % 60)}` : `${m}:${pad(s % 60)}`;
+}
+
+/** "14:03:27" in the user's time zone, or "—". */
+export function clock(time) {
+  const t = Date.parse(time);
+  if (!Number.isFinite(t)) return NONE;
+  const d = new Date(t);
+  const pad = (n) => String(n).padStart(2, '0');
+  return `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+function tabText(scope) {
+  const id = scope?.tab_id;
+  return Number.isInteger(id) && id > 0 ? `tab:${id}` : 'not tied to a tab';
+}
+
+function whoText(req) {
+  const client = req.client_name ?? req.client;
+  const session = req.session_id ? `session ${req.session_id}` : NONE;
+  return typeof client === 'string' && client
+    ? `${client} (${session})`
+    : session;
+}
+
+/** One approval prompt. */
+export function promptView(req, model, now) {
+  const busy = model.busy.get(req.request_id) ?? '';
+  const left = timeLeft(req.expires_at, now);
+  return {
+    id: req.request_id,
+    action: req.action ?? NONE,
+    describe: DESCRIPTIONS[req.action] ?? 'Run an action in the browser',
+    // The target, unless it only repeats the action.
+    target: req.target && req.target !== req.action ? req.target : '',
+    kind: CLASSES[req.class] ?? req.class ?? NONE,
+    sensitive: req.class === 'sensitive',
+    tab: tabText(req.scope),
+    origin: req.scope?.origin || 'no page (browser-wide)',
+    who: whoText(req),
+    reason: req.reason ?? '',
+    timeLeft: left,
+    expired: left === 'expired',
+    siteGrantable: req.site_grantable === true,
+    busy,
+    busyText: busy ? (busy === 'deny' ? 'Denying…' : 'Approving…') : '',
+    error: model.errors.get(req.request_id) ?? '',
+  };
+}
+
+/** The pending prompts, oldest (soonest to expire) first. */
+export function promptsView(model, now) {
+  return [...model.pending.values()]
+    .sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)))
+    .map((req) => promptView(req, model, now));
+}
+
+/**
+ * The minutes typed for "approve for this site", or an error message.
+ * @returns {{minutes?: number, error?: string}}
+ */
+export function parseMinutes(text) {
+  const n = Number(String(text).trim());
+  if (!Number.isInteger(n) || n < 1 || n > MAX_SITE_MINUTES) {
+    return {
+      error: `Minutes must be a whole number from 1 to ${MAX_SITE_MINUTES}.`,
+    };
+  }
+  return { minutes: n };
+}
+
+function linkText(model) {
+  if (model.port !== 'open') return 'background worker not connected';
+  const link = model.link;
+  switch (link?.state) {
+    case 'ready':
+      return 'connected';
+    case 'daemon_unavailable':
+      return 'native host up, daemon unreachable';
+    case 'closed':
+      return link.retry_in_ms != null
+        ? `disconnected; retrying in ${Math.ceil(link.retry_in_ms / 1000)} s`
+        : 'disconnected';
+    default:
+      return 'connecting';
+  }
+}
+
+function counter(value) {
+  return Number.isFinite(value) ? String(value) : NONE;
+}
+
+/** The status area: [label, value] rows. */
+export function statusView(model) {
+  const h = model.status?.health;
+  const daemon = model.link?.state === 'ready' ? model.link.daemon : null;
+  const version = h?.version ?? daemon?.version;
+  const pid = h?.pid ?? daemon?.pid;
+  const t = h?.transport_status;
+  // The redaction engine reports {policy_version, redacted_count,
+  // blocked_count} under panel.status "redaction"; "—" until it does.
+  const red = model.status?.redaction ?? {};
+  const v = model.status?.policy_version;
+  const policy = model.status?.policy_error
+    ? `broken: ${model.status.policy_error}`
+    : v === 0
+      ? 'built-in default (no policy.json)'
+      : Number.isFinite(v)
+        ? `version ${v}`
+        : NONE;
+  return [
+    ['Daemon', version ? `${version} (pid ${pid ?? NONE})` : NONE],
+    ['Extension link', linkText(model)],
+    [
+      'Agent sessions',
+      t ? `${counter(t.stdio)} stdio · ${counter(t.http)} http` : NONE,
+    ],
+    ['Approval policy', policy],
+    ['Redaction policy', counter(red.policy_version)],
+    ['Values redacted', counter(red.redacted_count)],
+    ['Outputs blocked', counter(red.blocked_count)],
+  ];
+}
+
+const EVENT_LABELS = Object.freeze({
+  requested: 'Asked',
+  approved: 'Approved',
+  denied: 'Denied',
+  expired: 'Expired',
+  consumed: 'Used',
+  rejected: 'Rejected',
+});
+
+function decisionText(decision) {
+  if (decision === 'once') return 'once';
+  const m = /^site:(\d+)m$/.exec(decision ?? '');
+  return m ? `for this site, ${m[1]} min` : (decision ?? '');
+}
+
+/** The activity timeline, newest first. */
+export function timelineView(model) {
+  return model.timeline.map((e) => {
+    const extra =
+      e.type === 'approved'
+        ? decisionText(e.decision)
+        : e.type === 'denied' || e.type === 'rejected' || e.type === 'expired'
+          ? (e.reason ?? '')
+          : '';
+    const where = e.scope?.origin ? ` on ${e.scope.origin}` : '';
+    return {
+      type: e.type,
+      time: clock(e.time),
+      label: EVENT_LABELS[e.type] ?? e.type,
+      text: `${e.action ?? NONE}${where}${extra ? ` — ${extra}` : ''}`,
+    };
+  });
+}

@@ -1,0 +1,231 @@
+import assert from 'node:assert/strict';
+import test from 'node:test';
+
+import { PanelModel } from '../panel/model.js';
+import {
+  badgeView,
+  parseMinutes,
+  promptView,
+  promptsView,
+  statusView,
+  timeLeft,
+  timelineView,
+} from '../panel/view.js';
+
+const T0 = Date.parse('2030-01-01T00:00:00Z');
+const click = {
+  request_id: 'req_1',
+  session_id: 'sess_abc',
+  action: 'interact.click',
+  class: 'mutating',
+  scope: { tab_id: 7, origin: 'https://shop.example' },
+  target: 'button "Pay now" on https://shop.example/checkout',
+  reason: 'the agent called interact.click',
+  created_at: '2030-01-01T00:00:00Z',
+  expires_at: '2030-01-01T00:05:00Z',
+  site_grantable: true,
+};
+
+test('badge labels for every state', () => {
+  const labels = [
+    'idle',
+    'connecting',
+    'ready',
+    'needs_approval',
+    'degraded',
+    'error',
+  ].map((state) => badgeView({ state, detail: 'd' }).label);
+  assert.deepEqual(labels, [
+    'Idle',
+    'Connecting',
+    'Ready',
+    'Needs approval',
+    'Degraded',
+    'Error',
+  ]);
+  assert.deepEqual(
+    badgeView({ state: 'error', detail: 'x', fix: 'y', command: 'z' }),
+    { state: 'error', label: 'Error', detail: 'x', fix: 'y', command: 'z' },
+  );
+});
+
+test('a prompt shows the exact action, target, tab, origin and who asked', () => {
+  const m = new PanelModel();
+  const vm = promptView(click, m, T0 + 1000);
+  assert.deepEqual(vm, {
+    id: 'req_1',
+    action: 'interact.click',
+    describe: 'Click on the page',
+    target: 'button "Pay now" on https://shop.example/checkout',
+    kind: 'changes the browser',
+    sensitive: false,
+    tab: 'tab:7',
+    origin: 'https://shop.example',
+    who: 'session sess_abc',
+    reason: 'the agent called interact.click',
+    timeLeft: '4:59',
+    expired: false,
+    siteGrantable: true,
+    busy: '',
+    busyText: '',
+    error: '',
+  });
+});
+
+test('a browser-wide request (configure.policy) says so', () => {
+  const vm = promptView(
+    {
+      ...click,
+      action: 'configure.policy',
+      target: 'configure.policy',
+      scope: { tab_id: 0 },
+      site_grantable: false,
+      client_name: 'Claude Code',
+    },
+    new PanelModel(),
+    T0,
+  );
+  assert.equal(vm.describe, 'Change which actions need your approval');
+  assert.equal(vm.target, '', 'a target that repeats the action is hidden');
+  assert.equal(vm.tab, 'not tied to a tab');
+  assert.equal(vm.origin, 'no page (browser-wide)');
+  assert.equal(vm.who, 'Claude Code (session sess_abc)');
+  assert.equal(vm.siteGrantable, false);
+});
+
+test('busy and error state of a prompt', () => {
+  const m = new PanelModel();
+  m.pending.set('req_1', click);
+  m.deciding('req_1', 'deny');
+  assert.equal(promptView(click, m, T0).busyText, 'Denying…');
+  m.decideFailed('req_1', 'Could not deny: gone');
+  const vm = promptView(click, m, T0);
+  assert.equal(vm.busyText, '');
+  assert.equal(vm.error, 'Could not deny: gone');
+});
+
+test('prompts are ordered oldest first', () => {
+  const m = new PanelModel();
+  m.pending.set('b', {
+    ...click,
+    request_id: 'b',
+    created_at: '2030-01-01T00:00:02Z',
+  });
+  m.pending.set('a', {
+    ...click,
+    request_id: 'a',
+    created_at: '2030-01-01T00:00:01Z',
+  });
+  assert.deepEqual(
+    promptsView(m, T0).map((p) => p.id),
+    ['a', 'b'],
+  );
+});
+
+test('countdowns', () => {
+  const exp = '2030-01-01T00:05:00Z';
+  assert.equal(timeLeft(exp, T0), '5:00');
+  assert.equal(timeLeft(exp, T0 + 298_500), '0:01');
+  assert.equal(timeLeft(exp, T0 + 300_000), 'expired');
+  assert.equal(timeLeft('2030-01-01T02:00:05Z', T0), '2:00:05');
+  assert.equal(timeLeft('not a time', T0), '—');
+});
+
+test('minutes for a site approval', () => {
+  assert.deepEqual(parseMinutes('15'), { minutes: 15 });
+  assert.deepEqual(parseMinutes(' 480 '), { minutes: 480 });
+  for (const bad of ['0', '-3', '2.5', 'abc', '', '481']) {
+    assert.match(parseMinutes(bad).error, /whole number from 1 to 480/, bad);
+  }
+});
+
+test('status rows: daemon, link, sessions, policy, redaction placeholders', () => {
+  const m = new PanelModel();
+  assert.deepEqual(statusView(m), [
+    ['Daemon', '—'],
+    ['Extension link', 'background worker not connected'],
+    ['Agent sessions', '—'],
+    ['Approval policy', '—'],
+    ['Redaction policy', '—'],
+    ['Values redacted', '—'],
+    ['Outputs blocked', '—'],
+  ]);
+  m.portOpened();
+  m.linkChanged({ state: 'ready', daemon: { version: '0.1.0', pid: 5 } });
+  m.setStatus({
+    health: {
+      version: '0.1.0',
+      pid: 4242,
+      transport_status: { stdio: 1, http: 2 },
+    },
+    policy_version: 3,
+  });
+  assert.deepEqual(statusView(m).slice(0, 5), [
+    ['Daemon', '0.1.0 (pid 4242)'],
+    ['Extension link', 'connected'],
+    ['Agent sessions', '1 stdio · 2 http'],
+    ['Approval policy', 'version 3'],
+    ['Redaction policy', '—'],
+  ]);
+  m.setStatus({
+    redaction: { policy_version: 2, redacted_count: 17, blocked_count: 0 },
+  });
+  assert.deepEqual(statusView(m).slice(4), [
+    ['Redaction policy', '2'],
+    ['Values redacted', '17'],
+    ['Outputs blocked', '0'],
+  ]);
+  m.linkChanged({ state: 'closed', retry_in_ms: 4000 });
+  assert.equal(statusView(m)[1][1], 'disconnected; retrying in 4 s');
+  m.linkChanged({ state: 'daemon_unavailable' });
+  assert.equal(statusView(m)[1][1], 'native host up, daemon unreachable');
+});
+
+test('timeline rows', () => {
+  const m = new PanelModel();
+  const at = '2030-01-01T00:00:09Z';
+  m.approvalEvent({ type: 'requested', time: at, request: click });
+  m.approvalEvent({
+    type: 'approved',
+    time: at,
+    request: click,
+    decision: 'site:15m',
+  });
+  m.approvalEvent({ type: 'denied', time: at, request: click, reason: 'no' });
+  const rows = timelineView(m);
+  assert.deepEqual(
+    rows.map((r) => [r.type, r.label, r.text]),
+    [
+      ['denied', 'Denied', 'interact.click on https://shop.example — no'],
+      [
+        'approved',
+        'Approved',
+        'interact.click on https://shop.example — for this site, 15 min',
+      ],
+      ['requested', 'Asked', 'interact.click on https://shop.example'],
+    ],
+  );
+  assert.match(rows[0].time, /^\d\d:\d\d:09$/);
+});
+
+test('sensitive actions are marked; unknown ones still show', () => {
+  const m = new PanelModel();
+  const js = promptView(
+    { ...click, action: 'interact.execute_js', class: 'sensitive' },
+    m,
+    T0,
+  );
+  assert.equal(js.sensitive, true);
+  assert.match(js.kind, /^sensitive/);
+  const other = promptView({ ...click, action: 'interact.fly' }, m, T0);
+  assert.equal(other.action, 'interact.fly');
+  assert.equal(other.describe, 'Run an action in the browser');
+});
+
+test('the approval policy reads as the default until a file exists', () => {
+  const m = new PanelModel();
+  m.setStatus({ policy_version: 0 });
+  assert.equal(statusView(m)[3][1], 'built-in default (no policy.json)');
+  m.setStatus({ policy_error: 'line 2: unknown effect' });
+  assert.equal(statusView(m)[3][1], 'broken: line 2: unknown effect');
+});
