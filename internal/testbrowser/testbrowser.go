@@ -44,6 +44,7 @@ type Options struct {
 	Env          []string // extra environment (reaches the native host)
 	URL          string   // first page; default about:blank
 	LogPath      string   // Chromium's stderr; default <UserDataDir>/chromium.log
+	ExtraArgs    []string // more flags, e.g. --remote-debugging-port=0 for benchmarks
 }
 
 // Browser is a running Chromium.
@@ -74,7 +75,9 @@ func Start(tb testing.TB, opts Options) *Browser {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cmd := exec.Command(bin, Args(opts.UserDataDir, opts.ExtensionDir, opts.URL)...)
+	args := Args(opts.UserDataDir, opts.ExtensionDir, opts.URL)
+	args = append(args[:len(args)-1:len(args)-1], append(opts.ExtraArgs, opts.URL)...)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), opts.Env...)
 	cmd.Stdout = logf
 	cmd.Stderr = logf
@@ -98,8 +101,10 @@ func Start(tb testing.TB, opts Options) *Browser {
 }
 
 // Stop sends SIGTERM to the browser process (a clean exit; killing the
-// whole group logs zygote errors) and waits, killing it after bound.
+// whole group logs zygote errors) and waits, killing it after bound, then
+// waits for its helper processes to let go of the profile.
 func (b *Browser) Stop(bound time.Duration) error {
+	defer waitProfileReleased(b.UserDataDir, bound)
 	select {
 	case <-b.exited:
 		return nil

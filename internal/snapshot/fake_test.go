@@ -1,0 +1,166 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/cdp/jsonv2"
+)
+
+// fakeTab answers the CDP commands the Snapshotter sends, per session:
+// its walker returns canned records, its elements have backend ids, and
+// tests can remove elements, kill worlds or make a frame out of process.
+type fakeTab struct {
+	mu      sync.Mutex
+	records map[string]string // session → walker records
+	frames  map[string]string // session → its main frame id
+	backend map[int]int       // ref → backend node id; absent = removed
+	iframe  map[int]string    // ref of an iframe → its frame id
+	dead    map[int]bool      // execution contexts that are gone
+	ctxs    int
+	calls   []string // methods, in order
+	walks   []map[string]any
+}
+
+func newFakeTab() *fakeTab {
+	return &fakeTab{records: map[string]string{}, frames: map[string]string{"": "MAIN"},
+		backend: map[int]int{}, iframe: map[int]string{}, dead: map[int]bool{}}
+}
+
+// killWorlds makes every execution context so far gone (a navigation).
+func (f *fakeTab) killWorlds() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := 1; i <= f.ctxs; i++ {
+		f.dead[i] = true
+	}
+}
+
+func (f *fakeTab) count(method string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, m := range f.calls {
+		if m == method {
+			n++
+		}
+	}
+	return n
+}
+
+type fakeSession struct {
+	f   *fakeTab
+	sid string
+}
+
+func (f *fakeTab) session(_ int, sid string) cdproto.Session { return fakeSession{f, sid} }
+
+func (s fakeSession) Subscribe(string) (<-chan jsonv2.Value, func()) {
+	ch := make(chan jsonv2.Value)
+	return ch, func() {}
+}
+
+func (s fakeSession) Call(_ context.Context, method string, params, result any) error {
+	var p map[string]any
+	if params != nil {
+		b, err := jsonv2.Marshal(params)
+		if err != nil {
+			return err
+		}
+		if err := jsonv2.Unmarshal(b, &p); err != nil {
+			return err
+		}
+	}
+	s.f.mu.Lock()
+	s.f.calls = append(s.f.calls, method)
+	reply, err := s.f.answer(s.sid, method, p)
+	s.f.mu.Unlock()
+	if err != nil || result == nil {
+		return err
+	}
+	b, err := jsonv2.Marshal(reply)
+	if err != nil {
+		return err
+	}
+	return jsonv2.Unmarshal(b, result)
+}
+
+func (f *fakeTab) answer(sid, method string, p map[string]any) (any, error) {
+	switch method {
+	case "Page.getFrameTree":
+		return map[string]any{"frameTree": map[string]any{"frame": map[string]any{"id": f.frames[sid], "loaderId": "L", "url": "http://x/", "domainAndRegistry": "", "securityOrigin": "http://x", "mimeType": "text/html", "secureContextType": "Secure", "crossOriginIsolatedContextType": "NotIsolated", "gatedAPIFeatures": []string{}}}}, nil
+	case "Page.createIsolatedWorld":
+		f.ctxs++
+		return map[string]any{"executionContextId": f.ctxs}, nil
+	case "Runtime.releaseObjectGroup":
+		return map[string]any{}, nil
+	case "DOM.describeNode":
+		ref, _ := atoi(strings.TrimPrefix(p["objectId"].(string), "obj-"))
+		return map[string]any{"node": map[string]any{"nodeId": 0, "backendNodeId": f.backend[ref], "nodeType": 1, "nodeName": "IFRAME", "localName": "iframe", "nodeValue": "", "frameId": f.iframe[ref]}}, nil
+	case "Runtime.callFunctionOn":
+		return f.call(sid, p)
+	}
+	return nil, fmt.Errorf("fake: unexpected %s", method)
+}
+
+func (f *fakeTab) call(sid string, p map[string]any) (any, error) {
+	if ec := int(p["executionContextId"].(float64)); f.dead[ec] {
+		return nil, errors.New("cdp_error: Cannot find context with specified id")
+	}
+	args := p["arguments"].([]any)
+	arg := args[0].(map[string]any)["value"]
+	switch p["functionDeclaration"] {
+	case walkerJS:
+		a := arg.(map[string]any)
+		f.walks = append(f.walks, a)
+		if r, ok := a["rootRef"].(float64); ok {
+			if _, live := f.backend[int(r)]; !live {
+				return map[string]any{"result": map[string]any{"type": "undefined"}, "exceptionDetails": map[string]any{"exceptionId": 1, "text": "Uncaught", "lineNumber": 0, "columnNumber": 0,
+					"exception": map[string]any{"type": "object", "subtype": "error", "description": "Error: " + errRootGone + "\n    at walker"}}}, nil
+			}
+		}
+		next := int(a["next"].(float64))
+		recs := f.records[sid]
+		for strings.Contains(recs, "{n}") { // fresh refs, numbered from next, then kept
+			recs = strings.Replace(recs, "{n}", fmt.Sprint(next), 1)
+			next++
+		}
+		f.records[sid] = recs
+		for _, l := range strings.Split(recs, "\n") {
+			if fs := strings.Split(l, "\t"); len(fs) == 6 && fs[4] != "" {
+				n, _ := atoi(fs[4])
+				next = max(next, n+1)
+			}
+		}
+		return map[string]any{"result": map[string]any{"type": "object", "value": map[string]any{"records": recs, "next": next, "nodes": 1, "ms": 1.5}}}, nil
+	case resolveJS:
+		ref := int(arg.(float64))
+		id, ok := f.backend[ref]
+		if !ok {
+			return map[string]any{"result": map[string]any{"type": "object", "subtype": "null", "value": nil}}, nil
+		}
+		if _, deep := p["serializationOptions"]; deep {
+			return map[string]any{"result": map[string]any{"type": "object", "subtype": "node", "objectId": fmt.Sprint("obj-", ref),
+				"deepSerializedValue": map[string]any{"type": "node", "value": map[string]any{"backendNodeId": id}}}}, nil
+		}
+		return map[string]any{"result": map[string]any{"type": "object", "subtype": "node", "objectId": fmt.Sprint("obj-", ref)}}, nil
+	case frameJS:
+		for ref, frame := range f.iframe {
+			if frame != "" && arg == "#"+frame {
+				return map[string]any{"result": map[string]any{"type": "object", "subtype": "node", "objectId": fmt.Sprint("obj-", ref)}}, nil
+			}
+		}
+		return map[string]any{"result": map[string]any{"type": "object", "subtype": "null", "value": nil}}, nil
+	}
+	return nil, errors.New("fake: unknown function")
+}
+
+func atoi(s string) (int, error) {
+	var n int
+	_, err := fmt.Sscan(s, &n)
+	return n, err
+}

@@ -1,0 +1,258 @@
+// Package snapshot takes the accessibility snapshot agents read and act
+// on: one node a line (`- role "name" [state] [ref=eN]`), indented by
+// depth, with refs on every interactive and named node.
+//
+// The text stays lean: generic wrappers (divs, spans, unnamed sections)
+// are flattened; a control's value follows a colon (`- textbox "Email"
+// [ref=e3]: ada@example.com`, passwords as ••••); a text-only node reads
+// `- paragraph: …`; states are [checked], [checked=mixed], [disabled],
+// [expanded], [expanded=false], [selected], [pressed], [required],
+// [readonly], [current], [focused] and [level=N]; a name taken from
+// the children prints only on a node without printed children; a list
+// item or paragraph around one node prints as that node; a table row of
+// simple cells prints on one line (`- row: #1 | link "Ada" [ref=e9] |
+// $12`); closed <details> show only their summary; native <select>
+// options list under their combobox without refs (select by value).
+//
+// A walker (walker.js) runs once per frame with Runtime.callFunctionOn in
+// Gasoline's isolated world, where the page's own scripts cannot see or
+// change it. It computes roles, names and states, flattens generic
+// wrappers, and walks open shadow roots and same-origin iframes inline;
+// out-of-process and cross-origin iframes are walked in their own frame
+// (a child CDP session for an OOPIF) and spliced under their iframe node.
+//
+// Refs number elements per tab and keep their number across snapshots.
+// Each full snapshot is a new generation: a ref resolves only if the latest
+// snapshot issued it, the tab has not navigated since, and the element is
+// still in the page; otherwise Resolve returns a *StaleRefError naming the
+// element it was.
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+)
+
+// Options shape one snapshot. The zero value is a complete snapshot of the
+// tab's main frame.
+type Options struct {
+	InteractiveOnly bool   // only controls, with the headings and landmarks around them
+	Depth           int    // levels shown; 0 = all
+	Limit           int    // nodes shown; 0 = all. A cut snapshot says so and how to get the rest
+	Root            string // a ref (e12) or CSS selector: snapshot only that subtree
+	Frame           string // a ref or CSS selector of an iframe: snapshot that frame
+}
+
+// Result is one snapshot.
+type Result struct {
+	Text       string  // the snapshot, one node a line
+	Generation int     // the tab's snapshot generation after this snapshot
+	Nodes      int     // lines the whole snapshot has (before Depth and Limit)
+	Shown      int     // lines shown
+	Refs       int     // refs issued
+	Tree       []*Node // the nodes, for structured output
+	PageMS     float64 // time the walkers spent in the page
+}
+
+// SessionFunc returns the CDP session of a tab, or of a child session
+// (an out-of-process iframe) in it when sessionID is not empty.
+type SessionFunc func(tab int, sessionID string) cdproto.Session
+
+// ChildFunc finds the child CDP session attached to an out-of-process
+// iframe of a tab (from Target.attachedToTarget: the OOPIF's target id is
+// its frame id). ok is false when there is none.
+type ChildFunc func(tab int, frame cdproto.FrameID) (sessionID string, ok bool)
+
+// Config wires a Snapshotter. Session is required.
+type Config struct {
+	Session SessionFunc
+	// Child finds OOPIF child sessions; nil means cross-origin frames are
+	// walked through the tab's own session only (which reaches same-process
+	// frames, not out-of-process ones). *Children implements it.
+	Child ChildFunc
+	// MaxText caps a text run (default 200 characters); MaxName caps a
+	// name or value (default 100).
+	MaxText, MaxName int
+}
+
+// Snapshotter takes snapshots and keeps each tab's ref table.
+type Snapshotter struct {
+	cfg  Config
+	mu   sync.Mutex
+	tabs map[int]*tabRefs
+	navs map[int]int // navigation count per tab, bumped by Invalidate
+}
+
+// New returns a Snapshotter. It panics without cfg.Session.
+func New(cfg Config) *Snapshotter {
+	if cfg.Session == nil {
+		panic("snapshot: Config.Session is required")
+	}
+	if cfg.MaxText <= 0 {
+		cfg.MaxText = 200
+	}
+	if cfg.MaxName <= 0 {
+		cfg.MaxName = 100
+	}
+	return &Snapshotter{cfg: cfg, tabs: map[int]*tabRefs{}, navs: map[int]int{}}
+}
+
+func (s *Snapshotter) tab(id int) (*tabRefs, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.tabs[id]
+	if t == nil {
+		t = newTabRefs()
+		s.tabs[id] = t
+	}
+	return t, s.navs[id]
+}
+
+func (s *Snapshotter) nav(id int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.navs[id]
+}
+
+// Invalidate clears a tab's refs: its main frame navigated. Refs issued
+// before stay known, so that using one names its element. It never waits
+// for a snapshot in progress.
+func (s *Snapshotter) Invalidate(tab int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.navs[tab]++
+}
+
+// Forget drops everything about a tab (it closed).
+func (s *Snapshotter) Forget(tab int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.tabs, tab)
+	delete(s.navs, tab)
+}
+
+// Generation is a tab's snapshot generation (0 before its first snapshot).
+// Actions report whether it moved.
+func (s *Snapshotter) Generation(tab int) int {
+	t, _ := s.tab(tab)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.gen
+}
+
+// Take snapshots a tab. A full snapshot (no Root, no Frame) starts a new
+// generation: refs it does not issue go stale. A subtree or frame snapshot
+// issues its refs into the current generation and leaves the others valid.
+func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, error) {
+	if o.Depth < 0 || o.Limit < 0 {
+		return nil, errors.New("snapshot: depth and limit must not be negative")
+	}
+	t, nav := s.tab(tab)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sync(nav)
+	full := o.Root == "" && o.Frame == ""
+	w := world{frame: t.main}
+	args := walkArgs{Next: t.next, Reset: full, MaxName: s.cfg.MaxName, MaxText: s.cfg.MaxText}
+	var err error
+	if o.Frame != "" {
+		if w, err = s.frameOption(ctx, tab, t, nav, o.Frame); err != nil {
+			return nil, err
+		}
+	}
+	var root *entry
+	if o.Root != "" {
+		if !IsRef(o.Root) {
+			args.Root = o.Root
+		} else if root, err = t.lookup(o.Root, nav); err != nil {
+			return nil, err
+		} else {
+			w, args.RootRef = root.world, root.n
+		}
+	}
+	gen := t.gen
+	if full {
+		gen++
+		s.release(ctx, tab, t)
+	}
+	run := &walkRun{s: s, tab: tab, t: t, gen: gen, nav: nav, next: t.next}
+	nodes, err := run.walk(ctx, w, args, 0)
+	var pe *pageError
+	if root != nil && errors.As(err, &pe) && strings.Contains(pe.msg, errRootGone) {
+		return nil, root.gone("the element was removed from the page after snapshot %d")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.nav(tab) != nav {
+		return nil, errors.New("snapshot: the tab navigated during the snapshot; take it again")
+	}
+	t.commit(run.issued, gen, run.next)
+	text, shown, total := format(nodes, o)
+	return &Result{Text: text, Generation: gen, Nodes: total, Shown: shown, Refs: len(run.issued), Tree: nodes, PageMS: run.pageMS}, nil
+}
+
+// release frees the remote objects that lookups since the last full
+// snapshot left in each session. Failing only costs page memory until the
+// document goes, so errors are ignored.
+func (s *Snapshotter) release(ctx context.Context, tab int, t *tabRefs) {
+	for sid := range t.grouped {
+		_, _ = cdproto.Call(ctx, s.cfg.Session(tab, sid), runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup})
+	}
+	clear(t.grouped)
+}
+
+// Resolve returns the DOM node a ref of the tab's latest snapshot stands
+// for, checking that the element is still in the page. A ref from an older
+// snapshot, from before a navigation, or whose element is gone returns a
+// *StaleRefError naming the element.
+func (s *Snapshotter) Resolve(ctx context.Context, tab int, ref string) (Target, error) {
+	t, nav := s.tab(tab)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sync(nav)
+	e, err := t.lookup(ref, nav)
+	if err != nil {
+		return Target{}, err
+	}
+	sess := s.cfg.Session(tab, e.world.session)
+	ec, ok := t.worlds[e.world]
+	if !ok {
+		return Target{}, e.gone("the page was replaced after snapshot %d")
+	}
+	id, err := backendOf(ctx, sess, ec, e.n)
+	t.grouped[e.world.session] = true
+	switch {
+	case errors.Is(err, errContextGone):
+		delete(t.worlds, e.world)
+		return Target{}, e.gone("the page was replaced after snapshot %d")
+	case err != nil:
+		return Target{}, fmt.Errorf("snapshot: resolving ref %s on tab %d: %w", ref, tab, err)
+	case id == 0:
+		return Target{}, e.gone("the element was removed from the page after snapshot %d")
+	}
+	return Target{BackendNodeID: id, Desc: e.desc, SessionID: e.world.session, FrameID: e.world.frame}, nil
+}
+
+// worldContext returns (creating if needed) the isolated world's context.
+func (s *Snapshotter) worldContext(ctx context.Context, tab int, t *tabRefs, w world) (runtime.ExecutionContextID, world, error) {
+	if ec, ok := t.worlds[w]; ok {
+		return ec, w, nil
+	}
+	ec, frame, err := createWorld(ctx, s.cfg.Session(tab, w.session), w.frame)
+	if err != nil {
+		return 0, w, err
+	}
+	if w.frame == "" && w.session == "" {
+		t.main = frame
+	}
+	w.frame = frame
+	t.worlds[w] = ec
+	return ec, w, nil
+}

@@ -1,0 +1,194 @@
+package snapshot
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strings"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+)
+
+// walkerJS is the in-page walker, a function run by Runtime.callFunctionOn.
+// The source never changes, so V8 compiles it once per world.
+//
+//go:embed walker.js
+var walkerJS string
+
+// resolveJS returns the element behind ref n of the latest snapshot in this
+// world, or null when it is gone (removed, or its document left its frame).
+const resolveJS = `function (n) {
+  const W = globalThis.__gasoline;
+  const el = W && W.byN.get(n)?.deref();
+  return el && el.isConnected && el.ownerDocument.defaultView ? el : null;
+}`
+
+// errRootGone is what the walker throws when Options.Root's element left
+// the page.
+const errRootGone = "root ref is gone"
+
+// worldName names Gasoline's isolated world in every frame.
+const worldName = "gasoline"
+
+// errContextGone reports that an isolated world no longer exists: its
+// document was replaced.
+var errContextGone = errors.New("snapshot: isolated world is gone")
+
+// world addresses one frame's isolated world: a CDP session (the tab's, or
+// an out-of-process iframe's child session) and a frame in it.
+type world struct {
+	session string
+	frame   cdproto.FrameID
+}
+
+type walkArgs struct {
+	Next    int    `json:"next"`
+	Reset   bool   `json:"reset,omitzero"`
+	Root    string `json:"root,omitzero"`
+	RootRef int    `json:"rootRef,omitzero"`
+	MaxName int    `json:"maxName,omitzero"`
+	MaxText int    `json:"maxText,omitzero"`
+}
+
+type walkResult struct {
+	Records string  `json:"records"`
+	Next    int     `json:"next"`
+	Nodes   int     `json:"nodes"`
+	MS      float64 `json:"ms"` // time spent in the page
+}
+
+// createWorld makes Gasoline's isolated world in frame (the session's main
+// frame when frame is empty) and returns its execution context.
+func createWorld(ctx context.Context, s cdproto.Session, frame cdproto.FrameID) (runtime.ExecutionContextID, cdproto.FrameID, error) {
+	if frame == "" {
+		tree, err := cdproto.Call(ctx, s, page.GetFrameTree, cdproto.Empty{})
+		if err != nil {
+			return 0, "", fmt.Errorf("snapshot: reading the frame tree: %w", err)
+		}
+		if tree.FrameTree == nil || tree.FrameTree.Frame == nil {
+			return 0, "", errors.New("snapshot: the tab has no main frame")
+		}
+		frame = tree.FrameTree.Frame.ID
+	}
+	no := false
+	res, err := cdproto.Call(ctx, s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: worldName, GrantUniveralAccess: &no})
+	if err != nil {
+		return 0, "", fmt.Errorf("snapshot: creating the isolated world: %w", err)
+	}
+	return res.ExecutionContextID, frame, nil
+}
+
+// callIn runs fn(args…) in an execution context. byValue returns JSON;
+// otherwise the result is a remote object (an element, or null).
+func callIn(ctx context.Context, s cdproto.Session, ec runtime.ExecutionContextID, fn string, byValue bool, args ...any) (*runtime.RemoteObject, error) {
+	p := runtime.CallFunctionOnParams{FunctionDeclaration: fn, ExecutionContextID: ec, ReturnByValue: &byValue, ObjectGroup: objectGroup}
+	for _, a := range args {
+		b, err := jsonv2.Marshal(a)
+		if err != nil {
+			return nil, fmt.Errorf("snapshot: encoding walker argument: %w", err)
+		}
+		p.Arguments = append(p.Arguments, &runtime.CallArgument{Value: jsonv2.Value(b)})
+	}
+	res, err := cdproto.Call(ctx, s, runtime.CallFunctionOn, p)
+	if err != nil {
+		if contextGone(err) {
+			return nil, errContextGone
+		}
+		return nil, err
+	}
+	if res.ExceptionDetails != nil {
+		msg := res.ExceptionDetails.Text
+		if e := res.ExceptionDetails.Exception; e != nil && e.Description != "" {
+			msg = strings.SplitN(e.Description, "\n", 2)[0]
+		}
+		return nil, &pageError{msg: msg}
+	}
+	return res.Result, nil
+}
+
+// pageError is an exception thrown by the walker in the page.
+type pageError struct{ msg string }
+
+func (e *pageError) Error() string { return "snapshot: the page walker failed: " + e.msg }
+
+func contextGone(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "Cannot find context with specified id") ||
+		strings.Contains(s, "Execution context was destroyed") ||
+		strings.Contains(s, "No frame with given id")
+}
+
+// runWalker runs the walker in a world and decodes its records.
+func runWalker(ctx context.Context, s cdproto.Session, ec runtime.ExecutionContextID, a walkArgs) (walkResult, error) {
+	obj, err := callIn(ctx, s, ec, walkerJS, true, a)
+	if err != nil {
+		return walkResult{}, err
+	}
+	var r walkResult
+	if err := jsonv2.Unmarshal(obj.Value, &r); err != nil {
+		return walkResult{}, fmt.Errorf("snapshot: decoding walker result: %w", err)
+	}
+	return r, nil
+}
+
+// objectGroup holds the remote objects a snapshot's lookups create; a full
+// snapshot releases it.
+const objectGroup = "gasoline-snapshot"
+
+// backendOf returns the backend node id of the element behind ref n in a
+// world in one round trip (deep serialization carries it), or 0 when the
+// element is gone.
+func backendOf(ctx context.Context, s cdproto.Session, ec runtime.ExecutionContextID, n int) (cdproto.BackendNodeID, error) {
+	zero := int64(0)
+	arg, _ := jsonv2.Marshal(n)
+	res, err := cdproto.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: resolveJS, ExecutionContextID: ec, ObjectGroup: objectGroup,
+		Arguments:            []*runtime.CallArgument{{Value: jsonv2.Value(arg)}},
+		SerializationOptions: &runtime.SerializationOptions{Serialization: runtime.SerializationOptionsSerializationDeep, MaxDepth: &zero},
+	})
+	if err != nil {
+		if contextGone(err) {
+			return 0, errContextGone
+		}
+		return 0, err
+	}
+	if res.ExceptionDetails != nil {
+		return 0, &pageError{msg: res.ExceptionDetails.Text}
+	}
+	d := res.Result.DeepSerializedValue
+	if d == nil || d.Type != "node" {
+		return 0, nil
+	}
+	var v struct {
+		BackendNodeID cdproto.BackendNodeID `json:"backendNodeId"`
+	}
+	if err := jsonv2.Unmarshal(d.Value, &v); err != nil {
+		return 0, fmt.Errorf("snapshot: decoding the resolved node: %w", err)
+	}
+	return v.BackendNodeID, nil
+}
+
+// nodeOf describes the element fn(arg) returns in a world (resolveJS:
+// the element behind a ref), or returns (nil, nil) when fn returns null.
+func nodeOf(ctx context.Context, s cdproto.Session, ec runtime.ExecutionContextID, fn string, arg any) (*cdproto.Node, error) {
+	obj, err := callIn(ctx, s, ec, fn, false, arg)
+	if err != nil {
+		return nil, err
+	}
+	if obj.ObjectID == "" {
+		return nil, nil
+	}
+	d, err := cdproto.Call(ctx, s, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: obj.ObjectID})
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: describing an element: %w", err)
+	}
+	if d.Node == nil {
+		return nil, nil
+	}
+	return d.Node, nil
+}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package testbrowser
+
+import "time"
+
+func waitProfileReleased(string, time.Duration) {}
