@@ -37,7 +37,7 @@ lint: vet
 # bench: Go benchmarks; the end-to-end ones run the real chain in Chromium
 # (200 calls after warm-up, p50/p95 reported beside ns/op).
 BENCH_PKGS ?= ./internal/nativemsg/ ./internal/capture/ ./internal/mcpserver/... ./internal/redact/... ./internal/approval/...
-bench: chromium
+bench: chromium bench-e2e
 	@mkdir -p out
 	$(GO) test -run '^$$' -bench . -benchtime 200x ./internal/e2e/ | tee out/bench-e2e.txt
 	$(GO) test -run '^$$' -bench . -benchtime 1s $(BENCH_PKGS) | tee out/bench-unit.txt

@@ -1,0 +1,168 @@
+// The Markdown report and the stdout summary.
+
+const ms = (v) => (v == null ? '–' : v < 10 ? v.toFixed(2) : v.toFixed(1));
+const kib = (b) =>
+  b == null ? '–' : b < 1024 ? `${b} B` : `${(b / 1024).toFixed(1)} KiB`;
+const tok = (b) =>
+  b == null ? '' : ` (~${Math.round(b / 4).toLocaleString('en')} tok)`;
+const esc = (s) => String(s).replaceAll('|', '\\|').replace(/\s+/g, ' ');
+
+function cell(r, what) {
+  if (!r) return '–';
+  if (r.status === 'na') return `n/a (${esc(r.why)})`;
+  if (r.status === 'failed') return `FAILED (${esc(r.why)})`;
+  const note = r.note ? ` — ${esc(r.note)}` : '';
+  if (what === 'bytes')
+    return r.bytes == null ? '–' : kib(r.bytes) + tok(r.bytes);
+  return `${ms(r.p50)} / ${ms(r.p95)}${note}`;
+}
+
+function ratio(a, b, field) {
+  if (a?.status !== 'ok' || b?.status !== 'ok' || !a[field] || !b[field])
+    return '–';
+  return `${(a[field] / b[field]).toFixed(2)}×`;
+}
+
+function table(run, field) {
+  const [g, ...peers] = run.servers;
+  const head = [
+    'op',
+    ...run.servers.map((s) => s.label),
+    ...peers.map((p) => `${g.label}/${p.label}`),
+  ];
+  const lines = [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => ' --- ').join('|')}|`,
+  ];
+  for (const row of run.rows) {
+    if (
+      field === 'bytes' &&
+      !run.servers.some((s) => row.cells[s.id]?.bytes != null)
+    )
+      continue;
+    const cells = run.servers.map((s) => cell(row.cells[s.id], field));
+    const ratios = peers.map((p) =>
+      ratio(
+        row.cells[g.id],
+        row.cells[p.id],
+        field === 'bytes' ? 'bytes' : 'p50',
+      ),
+    );
+    lines.push(`| ${row.label} | ${[...cells, ...ratios].join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+function goals(run) {
+  const g = (id) => run.rows.find((r) => r.id === id)?.cells.gasoline;
+  const items = [
+    ['snapshot (large) p50', g('snapshot_large'), 'p50', 60, 'ms'],
+    ['snapshot (large) size', g('snapshot_large'), 'bytes', 40 * 1024, 'B'],
+    ['click p50', g('click'), 'p50', 20, 'ms'],
+    ['evaluate p50', g('evaluate'), 'p50', 3, 'ms'],
+    ['initialize p95 (spawn → initialized)', g('init'), 'p95', 30, 'ms'],
+    ['tools/list size', g('tools_list'), 'bytes', 12 * 1024, 'B'],
+  ];
+  const rows = items.map(([name, r, f, goal, unit]) => {
+    const v = r?.status === 'ok' ? r[f] : null;
+    const shown =
+      v == null
+        ? r?.status === 'failed'
+          ? 'FAILED'
+          : 'n/a'
+        : unit === 'B'
+          ? kib(v)
+          : `${ms(v)} ms`;
+    const goalShown = unit === 'B' ? kib(goal) : `${goal} ms`;
+    return { name, shown, goalShown, x: v == null ? null : v / goal };
+  });
+  const lines = [
+    '| goal | Gasoline | target | × target |',
+    '| --- | --- | --- | --- |',
+  ];
+  for (const r of rows) {
+    lines.push(
+      `| ${r.name} | ${r.shown} | ≤ ${r.goalShown} | ${r.x == null ? '–' : `${r.x.toFixed(2)}×`} |`,
+    );
+  }
+  const far = rows
+    .filter((r) => r.x != null)
+    .sort((a, b) => b.x - a.x)
+    .slice(0, 3)
+    .map((r) => `${r.name} (${r.x.toFixed(2)}× target)`);
+  const unmeasured = rows.filter((r) => r.x == null).map((r) => r.name);
+  lines.push(
+    '',
+    `Furthest from goal (measured): ${far.join('; ') || 'none measured'}.`,
+  );
+  if (unmeasured.length)
+    lines.push(`Not measurable in this build: ${unmeasured.join('; ')}.`);
+  return lines.join('\n');
+}
+
+function extras(run) {
+  const lines = [
+    '| measurement | p50 / p95 ms | note |',
+    '| --- | --- | --- |',
+  ];
+  for (const x of run.extras) {
+    const r = x.res;
+    const v = r.status === 'ok' ? `${ms(r.p50)} / ${ms(r.p95)}` : cell(r);
+    lines.push(
+      `| ${x.label} | ${v} | ${r.status === 'ok' ? esc(r.note ?? '') : ''} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+function memory(run) {
+  const lines = ['| process | VmRSS |', '| --- | --- |'];
+  for (const [name, k] of run.memory) {
+    lines.push(
+      `| ${name} | ${k == null ? 'n/a' : `${(k / 1024).toFixed(1)} MiB`} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export function markdown(run) {
+  const e = run.env;
+  return `# End-to-end MCP benchmark — ${e.date} (${e.sha})
+
+Gasoline (\`gasoline-host --mcp\`, extension in headless Chromium) side by side with
+Playwright MCP and chrome-devtools-mcp on the same pages and the same browser binary, through the
+official MCP client over stdio. N = ${e.n} per op after ${e.warm} warm-up calls; every call is
+verified (see bench/README.md). Cells are p50 / p95 in ms; ratios are Gasoline p50 ÷ peer p50
+(< 1 means Gasoline is faster or smaller).
+
+| | |
+| --- | --- |
+| CPU | ${e.cpu} |
+| load average at start | ${e.load} |
+| OS | ${e.os} |
+| Chromium | ${e.chromium} |
+| Node | ${e.node} |
+| packages | ${e.packages} |
+| Gasoline | ${e.gasoline} (served modes: ${e.served}) |
+
+## Latency
+
+${table(run, 'ms')}
+
+## Response size (median bytes of the tools/call or tools/list result as JSON; ~tokens = bytes/4)
+
+${table(run, 'bytes')}
+
+## Gasoline only
+
+${extras(run)}
+
+## Memory at steady state (after all ops; browsers not counted)
+
+${memory(run)}
+
+## Goals (issue 9)
+
+${goals(run)}
+${run.notes.length ? `\n## Notes\n\n${run.notes.map((n) => `- ${n}`).join('\n')}\n` : ''}`;
+}

@@ -1,0 +1,236 @@
+#!/usr/bin/env node
+// End-to-end benchmark: Gasoline vs Playwright MCP vs chrome-devtools-mcp
+// through the official MCP client, on the same pages and the same Debian
+// Chromium. Writes bench/results/<date>-<sha>.md and prints a summary.
+// Never a pass/fail test: exit 0 unless the harness itself broke.
+//
+//   node bench/run.mjs [--n 30] [--warm 3] [--only gasoline,playwright,devtools]
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { performance } from 'node:perf_hooks';
+import { chromiumVersion } from './lib/chromium.mjs';
+import * as gas from './lib/gasoline.mjs';
+import { memory, policyApproved, userRoundTrip } from './lib/gasoline-ops.mjs';
+import { bytes, connect } from './lib/mcp.mjs';
+import { OPS, repeat, runOp, session } from './lib/ops.mjs';
+import { markdown } from './lib/report.mjs';
+import { devtools, gasoline, playwright } from './lib/servers.mjs';
+import { check, failed } from './lib/stats.mjs';
+import { serve } from './lib/static.mjs';
+import { browsers, reap } from './lib/procs.mjs';
+
+const HERE = import.meta.dirname;
+const REPO = path.resolve(HERE, '..');
+const SERVERS = [gasoline, playwright, devtools];
+
+const { values: opt } = parseArgs({
+  options: {
+    n: { type: 'string', default: process.env.BENCH_N || '30' },
+    warm: { type: 'string', default: process.env.BENCH_WARM || '3' },
+    only: { type: 'string', default: SERVERS.map((s) => s.id).join(',') },
+  },
+});
+const only = new Set(opt.only.split(','));
+const log = (...a) => console.error('[bench]', ...a);
+
+const run = {
+  servers: SERVERS.map(({ id, label }) => ({ id, label })),
+  rows: [
+    { id: 'init', label: 'spawn → initialize', cells: {} },
+    { id: 'tools_list', label: 'tools/list', cells: {} },
+    ...OPS.map(({ id, label }) => ({ id, label, cells: {} })),
+  ],
+  extras: [],
+  memory: [],
+  notes: [],
+};
+const row = (id) => run.rows.find((r) => r.id === id);
+
+// servedModes asks Gasoline what this build serves ("tool.mode").
+async function servedModes(s) {
+  const r = await s.call('configure', { what: 'describe_capabilities' });
+  const d = r.result.structuredContent;
+  check(d?.tools, 'describe_capabilities gave no tools');
+  const out = new Set();
+  for (const t of d.tools)
+    for (const m of t.modes) if (m.available) out.add(`${t.tool}.${m.what}`);
+  return out;
+}
+
+async function bench(server, ctx) {
+  let chain;
+  if (server === gasoline) {
+    chain = await gas.start({ repo: REPO, tmp: ctx.tmp });
+    ctx.cleanup.push(() => chain.stop());
+  }
+  const spec = {
+    ...server.spawn({ tmp: ctx.tmp, chain, configPath: ctx.playwrightConfig }),
+    logPath: path.join(ctx.tmp, `${server.id}-stderr.log`),
+  };
+  log(server.label, 'spawn → initialize');
+  row('init').cells[server.id] = await repeat(ctx.n, ctx.warm, async () => {
+    const c = await connect(spec);
+    check(c.client.getServerVersion()?.name, 'no serverInfo');
+    await c.client.close();
+    return { ms: c.ms };
+  });
+  const c = await connect(spec);
+  ctx.cleanup.push(() => c.client.close());
+  const s = session(server, c.client);
+  run.servers.find((x) => x.id === server.id).version =
+    c.client.getServerVersion()?.version;
+  let names = [];
+  row('tools_list').cells[server.id] = await repeat(
+    ctx.n,
+    ctx.warm,
+    async () => {
+      const t0 = performance.now();
+      const tl = await c.client.listTools();
+      const ms = performance.now() - t0;
+      names = tl.tools.map((t) => t.name);
+      check(names.length > 0, 'no tools');
+      return { ms, bytes: bytes(tl) };
+    },
+  );
+  const available = server === gasoline ? await servedModes(s) : new Set(names);
+  if (server === gasoline) ctx.served = [...available].sort();
+  if (server.setup) await server.setup(s);
+  for (const op of OPS) {
+    log(server.label, op.label);
+    try {
+      row(op.id).cells[server.id] = await runOp(op, s, ctx, available);
+    } catch (err) {
+      row(op.id).cells[server.id] = failed(err.message);
+    }
+  }
+  if (server === gasoline) {
+    log(server.label, 'approvals');
+    run.extras.push(
+      {
+        label: 'approval: policy-approved gated call',
+        res: await policyApproved(s, ctx, available),
+      },
+      {
+        label:
+          'approval round trip, instant user (configure policy set, approved over /approvals)',
+        res: await userRoundTrip(s, ctx, chain, available),
+      },
+    );
+    const m = memory(chain, c.pid);
+    run.memory.push(
+      ['Gasoline daemon', m.daemon],
+      [`Gasoline native host (${m.hostCount} process)`, m.host],
+      ['Gasoline stdio relay (gasoline-host --mcp)', m.relay],
+    );
+  } else {
+    run.memory.push([`${server.label} server (node)`, gas.rssKiB(c.pid)]);
+  }
+  ctx.browsers = browsers();
+  await c.client.close();
+  if (chain) await chain.stop();
+}
+
+function env(ctx) {
+  const sh = (cmd, args) => {
+    try {
+      return execFileSync(cmd, args, { cwd: REPO, encoding: 'utf8' }).trim();
+    } catch {
+      return '';
+    }
+  };
+  const dirty = sh('git', ['status', '--porcelain']) ? '-dirty' : '';
+  const pkg = (name) =>
+    JSON.parse(
+      fs.readFileSync(
+        path.join(HERE, 'node_modules', name, 'package.json'),
+        'utf8',
+      ),
+    ).version;
+  const cpu = os.cpus();
+  return {
+    date: new Date().toISOString().slice(0, 10),
+    sha: (sh('git', ['rev-parse', '--short', 'HEAD']) || 'nogit') + dirty,
+    cpu: `${cpu[0]?.model.trim()} × ${cpu.length}`,
+    load: os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
+    os: `${os.type()} ${os.release()}, Debian ${sh('cat', ['/etc/debian_version']) || '?'}`,
+    chromium: chromiumVersion(),
+    node: process.version,
+    packages: [
+      '@modelcontextprotocol/sdk',
+      '@playwright/mcp',
+      'playwright-core',
+      'chrome-devtools-mcp',
+    ]
+      .map((p) => `${p} ${pkg(p)}`)
+      .join(', '),
+    n: ctx.n,
+    warm: ctx.warm,
+  };
+}
+
+async function main() {
+  const tmp = gas.tmpRoot();
+  const srv = await serve({
+    '/bench/': path.join(HERE, 'pages'),
+    '/': path.join(REPO, 'testdata'),
+  });
+  const ctx = {
+    tmp,
+    origin: srv.origin,
+    n: Number(opt.n),
+    warm: Number(opt.warm),
+    cleanup: [],
+    playwrightConfig: path.join(tmp, 'playwright-config.json'),
+  };
+  fs.writeFileSync(ctx.playwrightConfig, JSON.stringify(playwright.config()));
+  run.env = env(ctx);
+  log(`pages on ${srv.origin}, scratch ${tmp}, N=${ctx.n} warm=${ctx.warm}`);
+  for (const server of SERVERS) {
+    if (!only.has(server.id)) continue;
+    ctx.browsers = [];
+    try {
+      await bench(server, ctx);
+    } catch (err) {
+      log(server.label, 'broke:', err.stack);
+      run.notes.push(`${server.label}: ${err.message}`);
+      for (const r of run.rows)
+        r.cells[server.id] ??= failed(`setup: ${err.message.split('\n')[0]}`);
+    }
+    for (const f of ctx.cleanup.splice(0).reverse()) await f().catch(() => {});
+    const left = await reap(ctx.browsers);
+    if (left.length)
+      run.notes.push(
+        `${server.label} left Chromium running (pids ${left.join(', ')}); sent SIGTERM.`,
+      );
+  }
+  await srv.close();
+  const g = run.servers.find((s) => s.id === 'gasoline');
+  run.env.gasoline = `${g.version ?? '?'}`;
+  run.env.served = ctx.served?.join(', ') ?? 'n/a';
+  for (const server of SERVERS) {
+    if (only.has(server.id))
+      run.notes.push(...server.quirks().map((q) => `${server.label}: ${q}`));
+  }
+  const md = markdown(run);
+  const out = path.join(HERE, 'results', `${run.env.date}-${run.env.sha}.md`);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, md);
+  console.log(md);
+  console.log(`\nreport: ${path.relative(process.cwd(), out)}`);
+  const broke = run.rows.some((r) =>
+    Object.values(r.cells).some((c) => c.status === 'failed'),
+  );
+  if (broke) log(`some ops FAILED; logs kept in ${tmp}`);
+  else fs.rmSync(tmp, { recursive: true, force: true });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,23 @@
+# bench-e2e (issue 9): Gasoline side by side with Playwright MCP and
+# chrome-devtools-mcp, end to end through the official MCP client, on the
+# same pages and the same Debian Chromium. Installs bench/'s pinned npm
+# packages (bench/package-lock.json; the product ships no Node), builds
+# gasoline-host, and writes bench/results/<date>-<sha>.md. Never fails on
+# the numbers; only a broken harness fails it. BENCH_N=5 for a quick look.
+# The lead's `bench` target should depend on bench-e2e.
+BENCH_N ?= 30
+BENCH_WARM ?= 3
+
+.PHONY: bench-e2e bench-deps bench-lint
+
+bench-deps:
+	cd bench && npm ci --no-audit --no-fund --loglevel=error
+
+bench-e2e: chromium bench-deps
+	CHROMIUM=$(CHROMIUM) node bench/run.mjs --n $(BENCH_N) --warm $(BENCH_WARM)
+
+# bench-lint: ESLint and Prettier from tools/jslint over bench/.
+bench-lint:
+	@test -d tools/jslint/node_modules || (cd tools/jslint && npm ci --silent --no-audit --no-fund)
+	tools/jslint/node_modules/.bin/eslint -c bench/eslint.config.mjs --max-warnings 0 bench/
+	tools/jslint/node_modules/.bin/prettier --config tools/jslint/prettier.config.mjs --ignore-path bench/.prettierignore --check bench/
