@@ -113,6 +113,7 @@ export class PanelBridge {
     if (typeof detail.reason === 'string') link.reason = detail.reason;
     if (Number.isFinite(detail.retry_in_ms)) {
       link.retry_in_ms = detail.retry_in_ms;
+      link.retry_at = this.now() + detail.retry_in_ms;
     }
     if (detail.daemon) {
       link.daemon = {

@@ -6,6 +6,7 @@ import {
   DEFAULT_SITE_MINUTES,
   MAX_SITE_MINUTES,
   badgeView,
+  emptyText,
   promptsView,
   statusView,
   timelineView,
@@ -91,6 +92,7 @@ function buildPrompt(doc, vm, decide) {
   describe.dataset.field = 'describe';
   const head = el(doc, 'h3', 'action');
   head.dataset.field = 'action';
+  head.id = `prompt-${vm.id}-action`; // names the buttons' context
   const target = el(doc, 'p', 'target');
   target.dataset.field = 'target';
   const dl = el(doc, 'dl', 'facts');
@@ -136,6 +138,7 @@ function buildPrompt(doc, vm, decide) {
   error.setAttribute('role', 'alert');
 
   for (const b of [once, siteBtn, deny]) {
+    b.setAttribute('aria-describedby', head.id);
     b.addEventListener('click', () =>
       decide(vm.id, b.dataset.decision, minutes),
     );
@@ -155,14 +158,16 @@ function updatePrompt(p, vm) {
   p.li.classList.toggle('sensitive', vm.sensitive);
   const note = p.scopeNote;
   note.textContent = vm.siteGrantable
-    ? `“Approve for this site” lets this agent session make changes on ` +
-      `${vm.origin} without asking, until the time runs out.`
+    ? `“Approve for this site” lets this agent session do ` +
+      `${vm.sensitive ? 'sensitive' : 'mutating'} actions on ${vm.origin} ` +
+      'without asking, until the time runs out.'
     : '';
   note.hidden = !vm.siteGrantable;
   p.site.hidden = !vm.siteGrantable;
   p.siteBtn.setAttribute(
     'aria-label',
-    `Approve for ${vm.origin} for ${p.minutes.value || '?'} minutes`,
+    `Approve for this site (${vm.origin}) for ${p.minutes.value || '?'} ` +
+      'minutes',
   );
   const off = Boolean(vm.busy) || vm.expired;
   for (const b of [p.once, p.siteBtn, p.deny, p.minutes]) b.disabled = off;
@@ -210,7 +215,8 @@ export function renderer(els, decide) {
   return (model, now) => {
     renderBadge(els, badgeView(model.phase(now)));
     renderPrompts(els, promptsView(model, now), live, act);
-    renderStatus(els, statusView(model));
+    els.noPrompts.textContent = emptyText(model);
+    renderStatus(els, statusView(model, now));
     renderTimeline(els, timelineView(model));
   };
 }

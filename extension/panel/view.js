@@ -36,8 +36,8 @@ const DESCRIPTIONS = Object.freeze({
 });
 
 const CLASSES = Object.freeze({
-  mutating: 'changes the browser',
-  sensitive: 'sensitive: can read or change anything in the page',
+  mutating: 'mutating (makes a change)',
+  sensitive: 'sensitive (can reach your data or files)',
 });
 
 export const DEFAULT_SITE_MINUTES = 15;
@@ -114,6 +114,20 @@ export function promptView(req, model, now) {
   };
 }
 
+/** What the approvals card says when no prompt is shown. */
+export function emptyText(model) {
+  if (model.port === 'open' && model.link?.state === 'ready') {
+    return (
+      'Nothing is waiting for you. The agent asks here before it changes ' +
+      'anything in this browser.'
+    );
+  }
+  return (
+    'Requests cannot reach this panel while Gasoline is disconnected. ' +
+    'Nothing the agent asks for meanwhile happens without your approval.'
+  );
+}
+
 /** The pending prompts, oldest (soonest to expire) first. */
 export function promptsView(model, now) {
   return [...model.pending.values()]
@@ -135,7 +149,7 @@ export function parseMinutes(text) {
   return { minutes: n };
 }
 
-function linkText(model) {
+function linkText(model, now) {
   if (model.port !== 'open') return 'background worker not connected';
   const link = model.link;
   switch (link?.state) {
@@ -143,10 +157,12 @@ function linkText(model) {
       return 'connected';
     case 'daemon_unavailable':
       return 'native host up, daemon unreachable';
-    case 'closed':
-      return link.retry_in_ms != null
-        ? `disconnected; retrying in ${Math.ceil(link.retry_in_ms / 1000)} s`
+    case 'closed': {
+      const s = Math.ceil((link.retry_at - now) / 1000);
+      return Number.isFinite(s)
+        ? `disconnected; ${s > 0 ? `retrying in ${s} s` : 'retrying…'}`
         : 'disconnected';
+    }
     default:
       return 'connecting';
   }
@@ -157,7 +173,7 @@ function counter(value) {
 }
 
 /** The status area: [label, value] rows. */
-export function statusView(model) {
+export function statusView(model, now) {
   const h = model.status?.health;
   const daemon = model.link?.state === 'ready' ? model.link.daemon : null;
   const version = h?.version ?? daemon?.version;
@@ -176,7 +192,7 @@ export function statusView(model) {
         : NONE;
   return [
     ['Daemon', version ? `${version} (pid ${pid ?? NONE})` : NONE],
-    ['Extension link', linkText(model)],
+    ['Extension link', linkText(model, now)],
     [
       'Agent sessions',
       t ? `${counter(t.stdio)} stdio · ${counter(t.http)} http` : NONE,
@@ -193,7 +209,7 @@ const EVENT_LABELS = Object.freeze({
   approved: 'Approved',
   denied: 'Denied',
   expired: 'Expired',
-  consumed: 'Used',
+  consumed: 'Ran',
   rejected: 'Rejected',
 });
 

@@ -146,6 +146,7 @@ test('link states and approval events reach every panel', () => {
           state: 'closed',
           reason: 'Native host has exited.',
           retry_in_ms: 500,
+          retry_at: 5500,
           daemon: { version: '0.1.0', pid: 42 },
           down_since: 5000,
         },

@@ -173,3 +173,17 @@ export class FakePanelPort {
     return this.sent.filter((m) => m.method === method && m.id);
   }
 }
+
+/** A pending approval request as approvals.list lists it. */
+export const clickRequest = (id = 'req_1', extra = {}) => ({
+  request_id: id,
+  session_id: 'sess_abc',
+  action: 'interact.click',
+  class: 'mutating',
+  scope: { tab_id: 7, origin: 'https://shop.example' },
+  target: 'button "Pay now" on https://shop.example/checkout',
+  created_at: '2030-01-01T00:00:00Z',
+  expires_at: '2030-01-01T00:05:00Z',
+  site_grantable: true,
+  ...extra,
+});

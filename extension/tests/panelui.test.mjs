@@ -6,7 +6,11 @@ import { PanelController } from '../panel/controller.js';
 import { bind, renderer } from '../panel/dom.js';
 import { ERROR_AFTER_MS } from '../panel/model.js';
 import { FakeTimers, flush } from './fakes.mjs';
-import { FakePanelPort, fakeDocument } from './panelfakes.mjs';
+import {
+  FakePanelPort,
+  clickRequest as click,
+  fakeDocument,
+} from './panelfakes.mjs';
 
 const T0 = Date.parse('2030-01-01T00:00:00Z');
 const READY = { state: 'ready', daemon: { version: '0.1.0', pid: 42 } };
@@ -19,18 +23,6 @@ const STATUS = {
   pending_approvals: 1,
   policy_version: 0,
 };
-const click = (id = 'req_1', extra = {}) => ({
-  request_id: id,
-  session_id: 'sess_abc',
-  action: 'interact.click',
-  class: 'mutating',
-  scope: { tab_id: 7, origin: 'https://shop.example' },
-  target: 'button "Pay now" on https://shop.example/checkout',
-  created_at: '2030-01-01T00:00:00Z',
-  expires_at: '2030-01-01T00:05:00Z',
-  site_grantable: true,
-  ...extra,
-});
 
 function setup() {
   const doc = fakeDocument();
@@ -95,6 +87,7 @@ test('connecting, then ready with the daemon’s status', async () => {
   assert.equal(els.badge.textContent, 'Ready');
   assert.equal(els.badge.dataset.state, 'ready');
   assert.equal(els.noPrompts.hidden, false);
+  assert.match(els.noPrompts.textContent, /^Nothing is waiting for you/);
   const rows = els.status.children.map((c) => c.textContent);
   assert.deepEqual(rows.slice(0, 6), [
     'Daemon',
@@ -125,6 +118,15 @@ test('requests made before the panel opened are shown', async () => {
   assert.equal(button(li, 'deny').textContent, 'Deny');
   assert.equal(button(li, 'site').hidden, false);
   assert.equal(li.querySelector('.minutes').value, '15');
+  assert.equal(
+    button(li, 'approve-site').getAttribute('aria-label'),
+    'Approve for this site (https://shop.example) for 15 minutes',
+  );
+  assert.equal(
+    button(li, 'deny').getAttribute('aria-describedby'),
+    li.querySelector('h3').id,
+  );
+  assert.match(field(li, 'siteNote'), /mutating actions on https:\/\/shop/);
 });
 
 test('the countdown ticks without rebuilding the prompt', async () => {

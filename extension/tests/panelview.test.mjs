@@ -4,6 +4,7 @@ import test from 'node:test';
 import { PanelModel } from '../panel/model.js';
 import {
   badgeView,
+  emptyText,
   parseMinutes,
   promptView,
   promptsView,
@@ -57,7 +58,7 @@ test('a prompt shows the exact action, target, tab, origin and who asked', () =>
     action: 'interact.click',
     describe: 'Click on the page',
     target: 'button "Pay now" on https://shop.example/checkout',
-    kind: 'changes the browser',
+    kind: 'mutating (makes a change)',
     sensitive: false,
     tab: 'tab:7',
     origin: 'https://shop.example',
@@ -175,8 +176,10 @@ test('status rows: daemon, link, sessions, policy, redaction placeholders', () =
     ['Values redacted', '17'],
     ['Outputs blocked', '0'],
   ]);
-  m.linkChanged({ state: 'closed', retry_in_ms: 4000 });
-  assert.equal(statusView(m)[1][1], 'disconnected; retrying in 4 s');
+  m.linkChanged({ state: 'closed', retry_in_ms: 4000, retry_at: T0 + 4000 });
+  assert.equal(statusView(m, T0)[1][1], 'disconnected; retrying in 4 s');
+  assert.equal(statusView(m, T0 + 3001)[1][1], 'disconnected; retrying in 1 s');
+  assert.equal(statusView(m, T0 + 4000)[1][1], 'disconnected; retrying…');
   m.linkChanged({ state: 'daemon_unavailable' });
   assert.equal(statusView(m)[1][1], 'native host up, daemon unreachable');
 });
@@ -228,4 +231,13 @@ test('the approval policy reads as the default until a file exists', () => {
   assert.equal(statusView(m)[3][1], 'built-in default (no policy.json)');
   m.setStatus({ policy_error: 'line 2: unknown effect' });
   assert.equal(statusView(m)[3][1], 'broken: line 2: unknown effect');
+});
+
+test('the empty approvals card tells the truth about the connection', () => {
+  const m = new PanelModel();
+  assert.match(emptyText(m), /cannot reach this panel/);
+  assert.match(emptyText(m), /without your approval/);
+  m.portOpened();
+  m.linkChanged({ state: 'ready' });
+  assert.match(emptyText(m), /^Nothing is waiting for you/);
 });
