@@ -1,0 +1,147 @@
+package actions
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/snapshot"
+)
+
+// Capture is what the engine reads from the capture buffers to report what
+// an action changed. *capture.Store implements it.
+type Capture interface {
+	Timeline(tab int, after uint64, limit int) capture.Page[capture.TimelineEntry]
+	OpenDialogs(tab int) []capture.Dialog
+	Pending(tab int) []capture.Request
+}
+
+var _ Capture = (*capture.Store)(nil)
+
+// Config wires an Engine. Session and Snapshots are required.
+type Config struct {
+	// Session returns a tab's CDP session, or a child session (an
+	// out-of-process iframe) when sessionID is not empty: the same
+	// function the Snapshotter uses.
+	Session snapshot.SessionFunc
+	// Snapshots resolves refs and reports snapshot generations.
+	Snapshots *snapshot.Snapshotter
+	// Child finds the child session of an out-of-process iframe (the
+	// Snapshotter's ChildFunc); nil reaches same-process frames only.
+	Child snapshot.ChildFunc
+	// Capture, when set, is read for new console errors, exceptions,
+	// failed requests, dialogs and requests in flight. Without it the
+	// engine watches the CDP events that arrive during an action (which
+	// flow only when capture enabled their domains).
+	Capture Capture
+	// Protected are folders upload refuses besides the credential list
+	// (Gasoline's state directory).
+	Protected []string
+	// MaxResult caps execute_js results and reads (default 64 KiB).
+	MaxResult int
+	Logger    *slog.Logger
+}
+
+// Engine runs interact actions on tabs. Actions on one tab run one at a
+// time in arrival order; actions on different tabs run concurrently.
+type Engine struct {
+	cfg  Config
+	log  *slog.Logger
+	mu   sync.Mutex
+	tabs map[int]*tabState
+}
+
+// tabState is one tab's queue and caches. The world cache has its own
+// lock (Invalidate never waits for an action); the other fields belong to
+// the action holding q.
+type tabState struct {
+	q fifo
+
+	mu        sync.Mutex
+	worlds    map[worldKey]runtime.ExecutionContextID
+	mainFrame map[string]cdproto.FrameID // session → its root frame
+
+	cursor  uint64     // capture timeline cursor: entries already reported
+	dialog  DialogInfo // without capture: a dialog an action saw open (Open), until handled
+	last    pageState  // url and title the last probe read
+	actions int        // actions run, for releasing handles now and then
+	shown   bool       // focus emulation was turned on for point targets
+}
+
+type worldKey struct {
+	session string
+	frame   cdproto.FrameID
+}
+
+// New returns an Engine. It panics without cfg.Session or cfg.Snapshots.
+func New(cfg Config) *Engine {
+	if cfg.Session == nil || cfg.Snapshots == nil {
+		panic("actions: Config.Session and Config.Snapshots are required")
+	}
+	if cfg.MaxResult <= 0 {
+		cfg.MaxResult = 64 << 10
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Engine{cfg: cfg, log: cfg.Logger, tabs: map[int]*tabState{}}
+}
+
+func (e *Engine) tab(id int) *tabState {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	t := e.tabs[id]
+	if t == nil {
+		t = &tabState{worlds: map[worldKey]runtime.ExecutionContextID{}, mainFrame: map[string]cdproto.FrameID{}}
+		e.tabs[id] = t
+	}
+	return t
+}
+
+// Lock waits (bounded by ctx, in arrival order) until no action runs on
+// the tab and holds it until unlock is called, so that another CDP
+// sequence (a snapshot) never interleaves with an action.
+func (e *Engine) Lock(ctx context.Context, tab int) (unlock func(), err error) {
+	t := e.tab(tab)
+	if err := t.q.lock(ctx); err != nil {
+		return nil, timeoutErr(err, "waiting for the previous action on tab")
+	}
+	var once sync.Once
+	return func() { once.Do(t.q.unlock) }, nil
+}
+
+// Queued is how many actions hold or wait for the tab.
+func (e *Engine) Queued(tab int) int { return e.tab(tab).q.queued() }
+
+// Forget drops what the engine keeps about a tab (it closed). An action
+// running on it fails on its own.
+func (e *Engine) Forget(tab int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.tabs, tab)
+}
+
+// Invalidate drops a tab's isolated worlds (its main frame navigated). The
+// engine also recovers by itself when a world is gone.
+func (e *Engine) Invalidate(tab int) {
+	e.mu.Lock()
+	t := e.tabs[tab]
+	e.mu.Unlock()
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	clear(t.worlds)
+	clear(t.mainFrame)
+}
+
+func (e *Engine) session(tab int, sid string) cdproto.Session { return e.cfg.Session(tab, sid) }
+
+// ms converts a duration to whole milliseconds for answers.
+func ms(d time.Duration) int64 { return d.Milliseconds() }

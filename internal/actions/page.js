@@ -1,0 +1,328 @@
+// Gasoline's in-page action helpers. The daemon runs this once in
+// Gasoline's isolated world of a frame (the page's scripts cannot see or
+// change it); actions then call globalThis.__gasolineActions.* with
+// Runtime.callFunctionOn. Errors meant for the agent are thrown as JSON
+// strings {code, message}.
+(() => {
+  if (globalThis.__gasolineActions) return;
+  const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
+  const clip = (s, n) => (s.length > n ? s.slice(0, n - 1).trimEnd() + '…' : s);
+  const fail = (code, message) => {
+    throw JSON.stringify({ code, message });
+  };
+  const SKIP = new Set(['script', 'style', 'template', 'noscript', 'head', 'title', 'meta', 'link']);
+  const INPUT_ROLES = {
+    button: 'button', submit: 'button', reset: 'button', image: 'button', file: 'button',
+    checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton', search: 'searchbox',
+  };
+  const TAG_ROLES = {
+    button: 'button', summary: 'button', textarea: 'textbox', option: 'option', li: 'listitem',
+    ul: 'list', ol: 'list', nav: 'navigation', main: 'main', table: 'table', tr: 'row', td: 'cell',
+    th: 'columnheader', dialog: 'dialog', fieldset: 'group', details: 'group', iframe: 'iframe',
+    progress: 'progressbar', img: 'img', h1: 'heading', h2: 'heading', h3: 'heading', h4: 'heading',
+    h5: 'heading', h6: 'heading', aside: 'complementary', article: 'article', p: 'paragraph',
+  };
+  const FROM_CONTENT = new Set([
+    'button', 'link', 'heading', 'cell', 'columnheader', 'rowheader', 'gridcell', 'checkbox', 'radio',
+    'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'treeitem', 'switch', 'tooltip',
+  ]);
+  const CLICKABLE = 'button, a[href], label, summary, select, option, input, textarea, [role=button], ' +
+    '[role=link], [role=tab], [role=menuitem], [role=menuitemcheckbox], [role=menuitemradio], ' +
+    '[role=option], [role=checkbox], [role=radio], [role=switch], [role=treeitem]';
+
+  // all lists the elements under root in document order, entering open
+  // shadow roots.
+  function all(root) {
+    const out = [];
+    const walk = (node) => {
+      for (let el = node.firstElementChild; el; el = el.nextElementSibling) {
+        if (SKIP.has(el.localName)) continue;
+        out.push(el);
+        if (el.shadowRoot) walk(el.shadowRoot);
+        walk(el);
+      }
+    };
+    walk(root);
+    return out;
+  }
+
+  function contains(a, b) {
+    for (let n = b; n; n = n.parentNode || n.host) if (n === a) return true;
+    return false;
+  }
+
+  function roleOf(el) {
+    const r = el.getAttribute('role');
+    if (r) return r.trim().split(/\s+/)[0].toLowerCase();
+    const tag = el.localName;
+    if (tag === 'a' || tag === 'area') return el.hasAttribute('href') ? 'link' : '';
+    if (tag === 'input') {
+      const t = (el.type || 'text').toLowerCase();
+      if (t === 'hidden') return '';
+      return INPUT_ROLES[t] || (el.hasAttribute('list') ? 'combobox' : 'textbox');
+    }
+    if (tag === 'select') return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+    if (el.isContentEditable && !el.parentElement?.isContentEditable) return 'textbox';
+    return TAG_ROLES[tag] || '';
+  }
+
+  function byIds(el, ids) {
+    const root = el.getRootNode();
+    return ids.trim().split(/\s+/).map((id) => root.getElementById?.(id) || el.ownerDocument.getElementById(id)).filter(Boolean);
+  }
+
+  function labelOf(el) {
+    const lb = el.getAttribute('aria-labelledby');
+    if (lb) {
+      const s = norm(byIds(el, lb).map((e) => e.textContent).join(' '));
+      if (s) return s;
+    }
+    const al = el.getAttribute('aria-label');
+    if (al && al.trim()) return norm(al);
+    if (el.labels && el.labels.length) {
+      const s = norm([...el.labels].map((l) => textWithout(l, el)).join(' '));
+      if (s) return s;
+    }
+    return '';
+  }
+
+  // textWithout is a label's text without the control it holds.
+  function textWithout(label, control) {
+    let s = '';
+    for (const n of label.childNodes) {
+      if (n === control) continue;
+      if (n.nodeType === 3) s += n.data;
+      else if (n.nodeType === 1 && !['input', 'select', 'textarea'].includes(n.localName)) s += ' ' + n.textContent + ' ';
+    }
+    return s;
+  }
+
+  function nameOf(el, role) {
+    const l = labelOf(el);
+    if (l) return l;
+    const tag = el.localName;
+    if (tag === 'input' && ['submit', 'reset', 'button'].includes(el.type)) {
+      return el.value || (el.type === 'submit' ? 'Submit' : el.type === 'reset' ? 'Reset' : '');
+    }
+    if (tag === 'input' || tag === 'textarea' || tag === 'select') return el.getAttribute('title') || el.getAttribute('placeholder') || '';
+    if (tag === 'img') return el.getAttribute('alt') || el.getAttribute('title') || '';
+    if (tag === 'fieldset') return norm(el.querySelector(':scope > legend')?.textContent);
+    if (tag === 'iframe') return el.getAttribute('title') || el.getAttribute('name') || '';
+    if (FROM_CONTENT.has(role || roleOf(el))) return norm(el.innerText ?? el.textContent) || el.getAttribute('title') || '';
+    return el.getAttribute('title') || '';
+  }
+
+  // describe names an element for the agent: button "Save", or for a
+  // generic element its tag with an id, a class or its text.
+  function describe(el) {
+    if (!el || el.nodeType !== 1) return el && el.nodeType === 9 ? 'document' : 'nothing';
+    const role = roleOf(el);
+    const name = clip(norm(nameOf(el, role)), 60);
+    if (role && role !== 'paragraph' && role !== 'listitem' && role !== 'cell') return name ? `${role} "${name}"` : role;
+    const id = el.id ? el.id : typeof el.className === 'string' ? el.className.trim().split(/\s+/)[0] : '';
+    const text = clip(norm(el.innerText ?? el.textContent), 40);
+    return el.localName + (id ? ` "${clip(id, 40)}"` : text ? ` "${text}"` : '');
+  }
+
+  function visible(el) {
+    if (!el.isConnected) return false;
+    if (el.checkVisibility && !el.checkVisibility({ visibilityProperty: true })) return false;
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  }
+
+  // tiers ranks candidates: exact text, case-insensitive exact, substring.
+  function tiers(items, textOf, want, exact) {
+    const w = norm(want);
+    const lw = w.toLowerCase();
+    const t = [[], [], []];
+    for (const el of items) {
+      const s = norm(textOf(el));
+      if (!s) continue;
+      if (s === w) t[0].push(el);
+      else if (exact) continue;
+      else if (s.toLowerCase() === lw) t[1].push(el);
+      else if (s.toLowerCase().includes(lw)) t[2].push(el);
+    }
+    return t;
+  }
+
+  // texts maps each element under root to its rendered text: text nodes
+  // of visible elements, without scripts and styles, through open shadow
+  // roots; a button-like input counts its value.
+  function texts(root) {
+    const m = new Map();
+    const walk = (node) => {
+      let s = '';
+      for (let n = node.firstChild; n; n = n.nextSibling) {
+        if (n.nodeType === 3) s += n.data;
+        else if (n.nodeType === 1 && !SKIP.has(n.localName)) s += walkEl(n);
+      }
+      return s;
+    };
+    const walkEl = (el) => {
+      let s = el.shadowRoot ? walk(el.shadowRoot) : '';
+      s += walk(el);
+      if (el.localName === 'input' && ['submit', 'button', 'reset'].includes(el.type)) s = el.value;
+      if (el.hidden || (el.checkVisibility && !el.checkVisibility())) s = '';
+      m.set(el, s);
+      return /^(div|p|li|tr|td|th|h[1-6]|section|article|br|label|button)$/.test(el.localName) ? ' ' + s + ' ' : s;
+    };
+    walk(root);
+    return m;
+  }
+
+  // deepest keeps the matches that hold no other match.
+  const deepest = (els) => els.filter((a) => !els.some((b) => b !== a && contains(a, b)));
+  const climb = (el) => el.closest(CLICKABLE) || el;
+  const CONTROLS = 'input:not([type=hidden]), textarea, select, [contenteditable=""], [contenteditable=true], ' +
+    '[role=textbox], [role=combobox], [role=searchbox], [role=checkbox], [role=radio], [role=switch], [role=slider], [role=spinbutton], [role=listbox]';
+
+  function candidates(root, q) {
+    switch (q.kind) {
+      case 'css': {
+        let els;
+        try {
+          els = [...root.querySelectorAll(q.value)];
+        } catch (e) {
+          fail('invalid_selector', `${JSON.stringify(q.value)} is not a valid CSS selector (${e.message.split('\n')[0]}); semantic forms are text=, role=, label=, placeholder=`);
+        }
+        if (!els.length) els = all(root).filter((el) => el.matches(q.value));
+        return [els];
+      }
+      case 'text': {
+        const m = texts(root);
+        return tiers([...m.keys()], (el) => m.get(el), q.value, q.exact).map((t) => uniq(deepest(t).map(climb)));
+      }
+      case 'label':
+        return tiers(all(root).filter((el) => el.matches(CONTROLS) || el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')),
+          labelOf, q.value, q.exact);
+      case 'placeholder':
+        return tiers(all(root).filter((el) => el.hasAttribute('placeholder') || el.hasAttribute('aria-placeholder')),
+          (el) => el.getAttribute('placeholder') || el.getAttribute('aria-placeholder'), q.value, q.exact);
+      case 'role': {
+        const els = all(root).filter((el) => roleOf(el) === q.role);
+        return q.name ? tiers(els, (el) => nameOf(el, q.role), q.name, q.exact) : [els];
+      }
+    }
+    fail('invalid_selector', 'unknown selector kind ' + q.kind);
+  }
+  const uniq = (els) => [...new Set(els)];
+
+  // matches returns the candidates of the best tier, visible ones first.
+  function matches(root, q) {
+    for (const tier of candidates(root, q)) {
+      if (!tier.length) continue;
+      const vis = tier.filter(visible);
+      return { vis, hidden: tier.filter((el) => !vis.includes(el)) };
+    }
+    return { vis: [], hidden: [] };
+  }
+
+  function find(q, strict, rootEl) {
+    const root = rootEl || document;
+    const { vis, hidden } = matches(root, q);
+    const els = vis.concat(hidden);
+    if (!els.length) fail('not_found', `no element matches ${q.text}`);
+    if (q.nth >= 0) {
+      if (q.nth >= els.length) fail('not_found', `${q.text} matches ${els.length} element(s); nth=${q.nth} is out of range`);
+      return els[q.nth];
+    }
+    if (strict && q.kind !== 'css' && vis.length > 1) {
+      const list = vis.slice(0, 5).map(describe).join(', ');
+      fail('ambiguous_target', `${q.text} matches ${vis.length} visible elements (${list}${vis.length > 5 ? ', …' : ''}); ` +
+        `use a ref from observe snapshot, a more specific selector, or add ">> nth=N"`);
+    }
+    return els[0];
+  }
+
+  function query(q, limit) {
+    const { vis, hidden } = matches(document, q);
+    const els = vis.concat(hidden);
+    return { count: els.length, items: els.slice(0, limit).map((el) => ({ desc: describe(el), visible: vis.includes(el) })) };
+  }
+
+  // frame finds an iframe by CSS selector, name, id or URL substring.
+  function frame(spec) {
+    const isFrame = (el) => el && (el.localName === 'iframe' || el.localName === 'frame');
+    let el = null;
+    try {
+      el = [...document.querySelectorAll(spec)].find(isFrame) || null;
+    } catch {}
+    const frames = all(document).filter(isFrame);
+    el ||= frames.find((f) => f.name === spec || f.id === spec) || frames.find((f) => f.src && f.src.includes(spec));
+    if (!el) fail('not_found', `no iframe matches ${JSON.stringify(spec)} (by selector, name, id or URL); observe snapshot lists the frames`);
+    return el;
+  }
+
+  const editable = (el) =>
+    el.isContentEditable || (el.localName === 'textarea' && !el.readOnly) ||
+    (el.localName === 'input' && !el.readOnly && !['checkbox', 'radio', 'submit', 'button', 'reset', 'file', 'image', 'range', 'color', 'hidden'].includes(el.type));
+
+  // point scrolls el into view (instantly, only when needed) and returns a
+  // point inside its first visible box, in its frame's viewport.
+  function point(el) {
+    const view = el.ownerDocument.defaultView;
+    const box = () => {
+      const vw = view.innerWidth;
+      const vh = view.innerHeight;
+      for (const r of el.getClientRects()) {
+        if (r.width <= 0 || r.height <= 0) continue;
+        const x1 = Math.max(r.left, 0), y1 = Math.max(r.top, 0);
+        const x2 = Math.min(r.right, vw), y2 = Math.min(r.bottom, vh);
+        const inside = r.left >= 0 && r.top >= 0 && r.right <= vw && r.bottom <= vh;
+        if (x2 > x1 && y2 > y1) return { x: (x1 + x2) / 2, y: (y1 + y2) / 2, inside };
+      }
+      return null;
+    };
+    let b = box();
+    if (!b || !b.inside) {
+      el.scrollIntoView({ block: 'center', inline: 'center', behavior: 'instant' });
+      b = box();
+    }
+    return b;
+  }
+
+  // prepare checks el for an action and, with o.point, scrolls it into view
+  // and returns its center.
+  function prepare(el, o) {
+    const r = {
+      desc: describe(el), tag: el.localName, type: el.type || '', visible: visible(el),
+      disabled: !!(el.disabled || el.closest?.('[aria-disabled=true]') || el.closest?.('fieldset:disabled')),
+      editable: editable(el), checked: null, inMain: el.ownerDocument === document,
+    };
+    if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) r.checked = el.checked;
+    if (el.getAttribute('aria-checked')) r.checked = el.getAttribute('aria-checked') === 'true';
+    if (o && o.point && r.visible) {
+      const p = point(el);
+      if (p) Object.assign(r, { x: p.x, y: p.y });
+    }
+    r.hidden = document.visibilityState === 'hidden';
+    r.u = location.href;
+    r.t = document.title;
+    r.sx = el.ownerDocument.defaultView.scrollX;
+    r.sy = el.ownerDocument.defaultView.scrollY;
+    if (o && o.label && !r.visible && el.labels?.length) r.label = true;
+    return r;
+  }
+
+  // hit reports what covers target at a point ('' when the hit element is
+  // the target, inside it, or its label).
+  function hit(target, h) {
+    if (!h || contains(target, h)) return '';
+    const label = h.closest?.('label');
+    if (label && (label.control === target || contains(label, target))) return '';
+    if (target.localName === 'label' && target.control && contains(target.control, h)) return '';
+    let d = describe(h);
+    for (let p = h.parentElement; p; p = p.parentElement) {
+      const pos = getComputedStyle(p).position;
+      if ((pos === 'fixed' || pos === 'absolute' || pos === 'sticky') && (p.id || p.getAttribute('role') || p.className)) {
+        if (p !== h) d += ' in ' + describe(p);
+        break;
+      }
+    }
+    return d;
+  }
+
+  globalThis.__gasolineActions = { all, contains, describe, find, frame, hit, labelOf, nameOf, prepare, query, roleOf, visible, editable, norm, clip, fail };
+})();

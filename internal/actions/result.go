@@ -1,0 +1,139 @@
+package actions
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gasoline-mcp/gasoline/internal/tools"
+)
+
+// Result is one action's answer: what was done and what changed. Its
+// JSON is the tool result's structuredContent; Text is the compact line.
+type Result struct {
+	Action    string `json:"action"`
+	TabID     int    `json:"tab_id"`
+	Target    string `json:"target,omitempty"`    // what was acted on: button "Save"
+	Message   string `json:"message"`             // clicked button "Save"
+	Value     any    `json:"value,omitempty"`     // reads, execute_js, select
+	Truncated bool   `json:"truncated,omitempty"` // Value was cut to the size cap
+	// Matches counts the elements a selector matched when it matched more
+	// than one (the first visible one was used).
+	Matches   int          `json:"matches,omitempty"`
+	Changes   Changes      `json:"changes"`
+	Steps     []StepResult `json:"steps,omitempty"`    // batch, fill_form
+	Snapshot  string       `json:"snapshot,omitempty"` // explore_page
+	Page      *PageInfo    `json:"page,omitempty"`     // explore_page
+	ElapsedMS int64        `json:"elapsed_ms"`
+}
+
+// StepResult is one step of a batch or one field of fill_form.
+type StepResult struct {
+	What    string       `json:"what"`
+	OK      bool         `json:"ok"`
+	Target  string       `json:"target,omitempty"`
+	Message string       `json:"message"`
+	Value   any          `json:"value,omitempty"`
+	Error   *tools.Error `json:"error,omitempty"`
+}
+
+// Delta is a value before and after an action.
+type Delta struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// DialogInfo is a JavaScript dialog the action opened.
+type DialogInfo struct {
+	Type          string `json:"type"`
+	Message       string `json:"message"`
+	DefaultPrompt string `json:"default_prompt,omitempty"`
+	Open          bool   `json:"open"` // still open: handle it with handle_dialog
+}
+
+// Changes is what an action changed, from the page and the capture
+// buffers.
+type Changes struct {
+	URL   *Delta `json:"url,omitempty"`
+	Title *Delta `json:"title,omitempty"`
+	// Navigated reports a new document in the main frame: every ref of the
+	// tab is stale.
+	Navigated bool         `json:"navigated,omitempty"`
+	Dialogs   []DialogInfo `json:"dialogs,omitempty"`
+	// Errors are new console errors and uncaught exceptions.
+	Errors []string `json:"errors,omitempty"`
+	// FailedRequests are requests that failed or got a status ≥ 400.
+	FailedRequests []string `json:"failed_requests,omitempty"`
+	// InFlight counts requests still loading when the action answered
+	// (capture only); wait_for network idle waits for them.
+	InFlight int `json:"in_flight,omitempty"`
+	// Generation is the tab's snapshot generation before and after, when
+	// it moved (a snapshot was taken meanwhile).
+	Generation *[2]int `json:"snapshot_generation,omitempty"`
+	// More counts errors and failed requests left out of the lists.
+	More int `json:"more,omitempty"`
+}
+
+// empty reports that nothing changed.
+func (c Changes) empty() bool {
+	return c.URL == nil && c.Title == nil && !c.Navigated && len(c.Dialogs) == 0 && len(c.Errors) == 0 &&
+		len(c.FailedRequests) == 0 && c.InFlight == 0 && c.Generation == nil
+}
+
+// Text is the compact, one-paragraph form of the result.
+func (r *Result) Text() string {
+	var b strings.Builder
+	b.WriteString(r.Message)
+	if r.Matches > 1 {
+		fmt.Fprintf(&b, " (first visible of %d matches)", r.Matches)
+	}
+	for _, s := range r.Steps {
+		mark := "ok"
+		if !s.OK {
+			mark = "FAILED"
+		}
+		fmt.Fprintf(&b, "\n- %s %s: %s", s.What, mark, s.Message)
+	}
+	if c := r.Changes.text(); c != "" {
+		b.WriteString("\n" + c)
+	}
+	return b.String()
+}
+
+func (c Changes) text() string {
+	if c.empty() {
+		return ""
+	}
+	var parts []string
+	if c.Navigated {
+		parts = append(parts, "navigated (refs are stale: take a new snapshot)")
+	}
+	if c.URL != nil {
+		parts = append(parts, fmt.Sprintf("url %s → %s", c.URL.From, c.URL.To))
+	}
+	if c.Title != nil {
+		parts = append(parts, fmt.Sprintf("title %q → %q", c.Title.From, c.Title.To))
+	}
+	for _, d := range c.Dialogs {
+		s := fmt.Sprintf("%s dialog %q", d.Type, d.Message)
+		if d.Open {
+			s += " is open (answer it with handle_dialog)"
+		}
+		parts = append(parts, s)
+	}
+	if len(c.Errors) > 0 {
+		parts = append(parts, "new errors: "+strings.Join(c.Errors, "; "))
+	}
+	if len(c.FailedRequests) > 0 {
+		parts = append(parts, "failed requests: "+strings.Join(c.FailedRequests, "; "))
+	}
+	if c.More > 0 {
+		parts = append(parts, fmt.Sprintf("%d more errors or failures (observe errors)", c.More))
+	}
+	if c.InFlight > 0 {
+		parts = append(parts, fmt.Sprintf("%d requests in flight", c.InFlight))
+	}
+	if c.Generation != nil {
+		parts = append(parts, fmt.Sprintf("snapshot generation %d → %d", c.Generation[0], c.Generation[1]))
+	}
+	return "changed: " + strings.Join(parts, "; ")
+}

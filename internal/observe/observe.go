@@ -1,0 +1,137 @@
+// Package observe implements the observe modes that read a tab: what the
+// capture buffers hold (errors, logs, network_waterfall, websocket_events,
+// timeline, error_bundles) and what typed CDP calls read from the page
+// (page, tabs, network_bodies, screenshot, storage, vitals). Every mode
+// takes tab_id (default: the session's current tab) and answers compact
+// text plus the same data as structuredContent; list modes take limit,
+// after_cursor and summary.
+//
+// It also holds what capture needs from the relay: Enable (the CDP domains
+// and scripts turned on in an attached tab) and the Feed that routes
+// cdp.event messages into the capture store.
+package observe
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strconv"
+	"time"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/tabs"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
+)
+
+// Config configures an Observer. Tabs, Store and Feed are required.
+type Config struct {
+	Tabs  *tabs.Manager
+	Store *capture.Store
+	Feed  *Feed
+	// Link lists every browser tab (tabs.query) for observe tabs.
+	Link tabs.Caller
+	// Dir is the state directory; large outputs (to_file) go under
+	// Dir/captures.
+	Dir string
+	// ResolveRef maps a snapshot ref of a tab to its DOM node; nil until
+	// the snapshot engine provides it (screenshot then refuses ref).
+	ResolveRef func(ctx context.Context, tab int, ref string) (cdproto.BackendNodeID, error)
+	Logger     *slog.Logger
+}
+
+// Observer serves the observe modes.
+type Observer struct {
+	cfg Config
+	log *slog.Logger
+}
+
+// New returns an Observer.
+func New(cfg Config) *Observer {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Observer{cfg: cfg, log: cfg.Logger}
+}
+
+// Register makes the observe modes work on srv.
+func (o *Observer) Register(srv *mcpserver.Server) {
+	modes := map[string]mcpserver.Handler{
+		"error_bundles":     o.errorBundles,
+		"errors":            o.errors,
+		"logs":              o.logs,
+		"network_bodies":    o.networkBodies,
+		"network_waterfall": o.networkWaterfall,
+		"page":              o.page,
+		"screenshot":        o.screenshot,
+		"storage":           o.storage,
+		"tabs":              o.tabs,
+		"timeline":          o.timeline,
+		"vitals":            o.vitals,
+		"websocket_events":  o.websocketEvents,
+	}
+	for what, h := range modes {
+		srv.Handle("observe", what, h)
+	}
+}
+
+// budgetMargin leaves the dispatcher room to deliver a structured timeout
+// before it would answer still_processing.
+const budgetMargin = 250 * time.Millisecond
+
+// Budget bounds a call's browser work by its timeout_ms (less a margin), so
+// a page that never answers ends the call with a structured timeout.
+func Budget(ctx context.Context, c *mcpserver.Call) (context.Context, context.CancelFunc) {
+	d := time.Duration(c.TimeoutMS)*time.Millisecond - budgetMargin
+	return context.WithTimeout(ctx, max(d, time.Second))
+}
+
+// tab resolves the call's tab for buffer reads (no browser round trip).
+func (o *Observer) tab(c *mcpserver.Call) (int, error) {
+	return o.cfg.Tabs.Tab(c.Session.ID(), c.Int("tab_id", 0))
+}
+
+// session resolves the call's tab for CDP calls, attaching if needed.
+func (o *Observer) session(ctx context.Context, c *mcpserver.Call) (*cdp.Session, error) {
+	return o.cfg.Tabs.Session(ctx, c.Session.ID(), c.Int("tab_id", 0))
+}
+
+// paging is the limit, after_cursor and summary of a list mode.
+type paging struct {
+	limit   int
+	after   uint64
+	summary bool
+}
+
+func pagingOf(c *mcpserver.Call) (paging, error) {
+	p := paging{limit: min(max(c.Int("limit", capture.DefaultLimit), 1), capture.MaxLimit), summary: c.Bool("summary")}
+	if s := c.Str("after_cursor"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return p, &tools.Error{Code: tools.CodeInvalidArgument, NextAction: tools.Describe("observe", c.Mode.Name),
+				Message: "after_cursor must be the next_cursor of a previous answer of this mode"}
+		}
+		p.after = n
+	}
+	return p, nil
+}
+
+// Result is a tool result: compact text for the model, and v (a JSON
+// object) as structuredContent.
+func Result(text string, v any) (*mcp.CallToolResult, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: json.RawMessage(raw),
+	}, nil
+}
+
+// cursor formats a next cursor.
+func cursor(n uint64) string { return strconv.FormatUint(n, 10) }

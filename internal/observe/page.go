@@ -1,0 +1,274 @@
+package observe
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/tabs"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
+)
+
+// PageResult is observe page's answer.
+type PageResult struct {
+	TabID      int              `json:"tab_id"`
+	URL        string           `json:"url"`
+	Title      string           `json:"title"`
+	LoadState  string           `json:"load_state"` // loading, interactive, complete (document.readyState)
+	Visibility string           `json:"visibility,omitempty"`
+	Viewport   *Viewport        `json:"viewport,omitempty"`
+	Frames     []Frame          `json:"frames"`
+	Dialogs    []capture.Dialog `json:"open_dialogs,omitempty"`
+	Note       string           `json:"note,omitempty"`
+}
+
+// Viewport is the visual viewport in CSS pixels.
+type Viewport struct {
+	Width   int     `json:"width"`
+	Height  int     `json:"height"`
+	DPR     float64 `json:"device_pixel_ratio"`
+	ScrollX int     `json:"scroll_x"`
+	ScrollY int     `json:"scroll_y"`
+}
+
+// Frame is one frame of the page (the main frame first).
+type Frame struct {
+	ID     string `json:"id"`
+	Parent string `json:"parent_id,omitempty"`
+	Name   string `json:"name,omitempty"`
+	URL    string `json:"url"`
+}
+
+const pageProbe = `(() => ({url: location.href, title: document.title, ready: document.readyState,
+visibility: document.visibilityState, w: innerWidth, h: innerHeight, dpr: devicePixelRatio,
+sx: Math.round(scrollX), sy: Math.round(scrollY)}))()`
+
+func (o *Observer) page(ctx context.Context, c *mcpserver.Call) (any, error) {
+	ctx, cancel := Budget(ctx, c)
+	defer cancel()
+	s, err := o.session(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	r := PageResult{TabID: s.TabID(), Dialogs: o.cfg.Store.OpenDialogs(s.TabID())}
+	if len(r.Dialogs) == 0 {
+		// A dialog that opens meanwhile blocks the page, and the calls
+		// below would wait for the user: the guard ends them.
+		gctx, opened := dialogGuard(ctx, s)
+		err = o.readPage(gctx, s, &r)
+		if opened() {
+			r.Dialogs, err = o.cfg.Store.OpenDialogs(s.TabID()), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(r.Dialogs) > 0 {
+		r.LoadState, r.Note = "blocked", "a JavaScript dialog is open and blocks the page; interact handle_dialog accepts or dismisses it"
+		if r.URL == "" {
+			r.URL = o.cfg.Tabs.URL(s.TabID())
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "tab %d: %s\ntitle %q, %s", r.TabID, r.URL, r.Title, r.LoadState)
+	if v := r.Viewport; v != nil {
+		fmt.Fprintf(&b, ", viewport %dx%d@%gx, scroll %d,%d, %s", v.Width, v.Height, v.DPR, v.ScrollX, v.ScrollY, r.Visibility)
+	}
+	fmt.Fprintf(&b, "\n%d frames", len(r.Frames))
+	for _, f := range r.Frames[min(1, len(r.Frames)):] {
+		fmt.Fprintf(&b, "\n- %s %s", f.ID, f.URL)
+	}
+	for _, d := range r.Dialogs {
+		fmt.Fprintf(&b, "\nopen %s dialog: %s", d.Type, quote(d.Message, 200))
+	}
+	if r.Note != "" {
+		b.WriteString("\n" + r.Note)
+	}
+	return Result(b.String(), r)
+}
+
+// readPage fills r from the page: frames, then the document's state.
+func (o *Observer) readPage(ctx context.Context, s *cdp.Session, r *PageResult) error {
+	tree, err := cdproto.Call(ctx, s, page.GetFrameTree, cdproto.Empty{})
+	if err != nil {
+		return tabs.ToolError(err)
+	}
+	r.Frames = frames(tree.FrameTree, nil)
+	if len(r.Frames) > 0 {
+		r.URL = r.Frames[0].URL
+	}
+	r.Frames = append(r.Frames, o.childFrames(ctx, s)...)
+	var p struct {
+		URL, Title, Ready, Visibility string
+		W, H, SX, SY                  int
+		DPR                           float64
+	}
+	if err := evalJSON(ctx, s, pageProbe, &p); err != nil {
+		return err
+	}
+	r.URL, r.Title, r.LoadState, r.Visibility = p.URL, p.Title, p.Ready, p.Visibility
+	r.Viewport = &Viewport{Width: p.W, Height: p.H, DPR: p.DPR, ScrollX: p.SX, ScrollY: p.SY}
+	return nil
+}
+
+func frames(t *page.FrameTree, out []Frame) []Frame {
+	if t == nil || t.Frame == nil {
+		return out
+	}
+	f := t.Frame
+	out = append(out, Frame{ID: string(f.ID), Parent: string(f.ParentID), Name: f.Name, URL: f.URL + f.URLFragment})
+	for _, ch := range t.ChildFrames {
+		out = frames(ch, out)
+	}
+	return out
+}
+
+// childFrames lists the frames of the tab's out-of-process iframes, which
+// the tab's own frame tree leaves out.
+func (o *Observer) childFrames(ctx context.Context, s *cdp.Session) []Frame {
+	var out []Frame
+	for _, c := range o.cfg.Feed.Children(s.TabID()) {
+		if c.Type != "iframe" {
+			continue
+		}
+		if t, err := cdproto.Call(ctx, s.Child(c.SessionID), page.GetFrameTree, cdproto.Empty{}); err == nil {
+			out = frames(t.FrameTree, out)
+		}
+	}
+	return out
+}
+
+// evalJSON evaluates expression in the page's main world and decodes its
+// value into v. A page exception becomes a structured page_error; a dialog
+// that opens meanwhile (it blocks the page, so the evaluation would wait
+// for the user) ends the wait with dialog_open.
+func evalJSON(ctx context.Context, s *cdp.Session, expression string, v any) error {
+	yes := true
+	gctx, opened := dialogGuard(ctx, s)
+	res, err := cdproto.Call(gctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: expression, ReturnByValue: &yes, AwaitPromise: &yes, Silent: &yes})
+	if opened() {
+		return dialogBlocks(s.TabID())
+	}
+	if err != nil {
+		return tabs.ToolError(err)
+	}
+	if res.ExceptionDetails != nil {
+		return tools.Errorf("page_error", "the page refused the read (%s); it may be mid-navigation: retry", res.ExceptionDetails.Text)
+	}
+	if res.Result == nil || len(res.Result.Value) == 0 {
+		return tools.Errorf("page_error", "the page returned nothing; it may be mid-navigation: retry")
+	}
+	return json.Unmarshal(res.Result.Value, v)
+}
+
+// TabsResult is observe tabs' answer.
+type TabsResult struct {
+	Current int       `json:"current_tab,omitempty"`
+	Tabs    []TabInfo `json:"tabs"`
+	GroupID int       `json:"group_id"`
+	All     bool      `json:"all,omitempty"`
+}
+
+// TabInfo is one tab in observe tabs.
+type TabInfo struct {
+	ID     int    `json:"id"`
+	URL    string `json:"url"`
+	Title  string `json:"title"`
+	Status string `json:"status,omitempty"`
+	// Owner is "you" for the session's tabs, "other_session" for another
+	// Gasoline session's, "" for the user's own (all:true only).
+	Owner string `json:"owner,omitempty"`
+}
+
+func (o *Observer) tabs(ctx context.Context, c *mcpserver.Call) (any, error) {
+	ctx, cancel := Budget(ctx, c)
+	defer cancel()
+	sid := c.Session.ID()
+	reg := o.cfg.Tabs.Registry()
+	raw, err := o.cfg.Link.Call(ctx, "tabs.query", struct{}{})
+	if err != nil {
+		return nil, tabs.ToolError(err)
+	}
+	var q struct {
+		Tabs []tabs.Tab `json:"tabs"`
+	}
+	if err := json.Unmarshal(raw, &q); err != nil {
+		return nil, fmt.Errorf("observe: decoding tabs.query: %w", err)
+	}
+	byID := map[int]tabs.Tab{}
+	for _, t := range q.Tabs {
+		byID[t.ID] = t
+	}
+	r := TabsResult{GroupID: reg.Group(sid), All: c.Bool("all"), Tabs: []TabInfo{}}
+	mine := o.cfg.Tabs.Reconcile(sid, byID)
+	if len(mine) > 0 {
+		r.Current = mine[0]
+	}
+	for _, id := range mine {
+		t := byID[id]
+		r.Tabs = append(r.Tabs, TabInfo{ID: id, URL: t.URL, Title: t.Title, Status: t.Status, Owner: "you"})
+	}
+	if r.All {
+		for _, t := range q.Tabs {
+			owner, ok := reg.Owner(t.ID)
+			if ok && owner == sid {
+				continue
+			}
+			ti := TabInfo{ID: t.ID, URL: t.URL, Title: t.Title}
+			if ok {
+				ti.Owner = "other_session"
+			}
+			r.Tabs = append(r.Tabs, ti)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d tabs", len(r.Tabs))
+	if !r.All {
+		b.WriteString(" owned by this session")
+	}
+	for _, t := range r.Tabs {
+		mark := " "
+		if t.ID == r.Current {
+			mark = "*"
+		}
+		fmt.Fprintf(&b, "\n%s %d %s %q %s", mark, t.ID, t.URL, t.Title, t.Owner)
+	}
+	if len(mine) == 0 {
+		b.WriteString("\nthis session has no tab: interact new_tab opens one")
+	}
+	return Result(b.String(), r)
+}
+
+// dialogGuard returns a context that ends when a JavaScript dialog opens in
+// the tab, and a func that stops watching and reports whether one did.
+func dialogGuard(ctx context.Context, s *cdp.Session) (context.Context, func() bool) {
+	events, unsubscribe := s.Subscribe("Page.javascriptDialogOpening")
+	ctx, cancel := context.WithCancel(ctx)
+	var opened bool
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case _, ok := <-events:
+			if ok {
+				opened = true
+				cancel()
+			}
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() bool {
+		cancel()
+		<-done
+		unsubscribe()
+		return opened
+	}
+}

@@ -1,0 +1,81 @@
+package tabs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
+)
+
+// Tool error codes of tab routing (besides the link's codes, which pass
+// through: tab_closed, restricted_page, detached, canceled_by_user,
+// extension_disconnected, timeout, …).
+const (
+	CodeNoTab            = "no_tab"        // the session owns no tab and none was named
+	CodeTabNotOwned      = "tab_not_owned" // the tab is not the session's
+	CodeTabClosed        = protocol.CodeTabClosed
+	CodeCanceledByUser   = "canceled_by_user"  // the user dismissed the debugging bar
+	CodeNavigationFailed = "navigation_failed" // Chrome could not load the URL
+)
+
+var (
+	listTabs = &tools.Next{Tool: "observe", Arguments: map[string]any{"what": "tabs"}}
+	newTab   = &tools.Next{Tool: "interact", Arguments: map[string]any{"what": "new_tab", "url": "https://example.com/"}}
+)
+
+// lookupError turns a failed Lookup into the structured error the agent
+// sees.
+func lookupError(tab int, why Why) *tools.Error {
+	switch why.Kind {
+	case WhyNoTab:
+		return &tools.Error{Code: CodeNoTab, NextAction: newTab,
+			Message: "this session has no tab yet; open one with interact new_tab (or navigate, which opens one)"}
+	case WhyGone:
+		if why.Reason == ReasonUngrouped {
+			return &tools.Error{Code: CodeTabNotOwned, NextAction: listTabs,
+				Message: fmt.Sprintf("tab %d left this session: the user moved it out of the session's tab group; observe tabs lists the tabs you own", tab)}
+		}
+		return &tools.Error{Code: CodeTabClosed, NextAction: listTabs,
+			Message: fmt.Sprintf("tab %d was closed; observe tabs lists the tabs you own, or open one with interact new_tab", tab)}
+	case WhyOther:
+		return &tools.Error{Code: CodeTabNotOwned, NextAction: listTabs,
+			Message: fmt.Sprintf("tab %d belongs to another Gasoline session; use a tab you own (observe tabs lists them) or open one with interact new_tab", tab)}
+	}
+	return &tools.Error{Code: CodeTabNotOwned, NextAction: listTabs,
+		Message: fmt.Sprintf("tab %d is not one of this session's tabs (Gasoline never acts on tabs it did not open for you); observe tabs lists yours, interact new_tab opens one", tab)}
+}
+
+// ToolError turns an error from the extension link or a CDP call into a
+// structured tool error: link errors keep their code, message and
+// retryability; a context deadline becomes timeout. Other errors are
+// returned as they are.
+func ToolError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var te *tools.Error
+	if errors.As(err, &te) {
+		return te
+	}
+	var pe *protocol.Error
+	if errors.As(err, &pe) {
+		e := &tools.Error{Code: pe.Code, Message: pe.Message, Retryable: pe.Retryable, RetryAfterMS: pe.RetryAfterMS}
+		switch pe.Code {
+		case protocol.CodeTabClosed:
+			e.NextAction = listTabs
+		case protocol.CodeExtensionDisconnected, protocol.CodeNotReady:
+			e.Retryable = true
+			if e.RetryAfterMS == 0 {
+				e.RetryAfterMS = 1000
+			}
+		}
+		return e
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &tools.Error{Code: tools.CodeTimeout, Retryable: true,
+			Message: "the browser did not answer in time; retry, or raise timeout_ms"}
+	}
+	return err
+}

@@ -1,0 +1,184 @@
+package tabs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
+)
+
+// detachTimeout bounds one cdp.detach or cdp.detach_all call.
+const detachTimeout = 5 * time.Second
+
+// OnEvent updates tab state from an extension event. It runs on the link's
+// read goroutine and never blocks: I/O it triggers runs in the background.
+// Call it before the CDP router forgets the tab, so a waiter that sees its
+// events end can tell why.
+func (m *Manager) OnEvent(method string, params json.RawMessage) {
+	var p struct {
+		TabID  int    `json:"tab_id"`
+		Reason string `json:"reason"`
+		URL    string `json:"url"`
+	}
+	switch method {
+	case "tabs.removed", "tabs.ungrouped", "cdp.attached", "cdp.detached", "tabs.updated":
+		if json.Unmarshal(params, &p) != nil {
+			return
+		}
+	default:
+		return
+	}
+	switch method {
+	case "tabs.updated":
+		if m.reg.Owned(p.TabID) {
+			m.setURL(p.TabID, p.URL)
+		}
+	case "tabs.removed":
+		m.release(p.TabID, ReasonClosed)
+		m.mu.Lock()
+		delete(m.attach, p.TabID)
+		m.mu.Unlock()
+	case "tabs.ungrouped":
+		if m.reg.Owned(p.TabID) {
+			tab := p.TabID
+			m.goRun(func(ctx context.Context) { m.ungrouped(ctx, tab) })
+		}
+	case "cdp.attached":
+		m.mu.Lock()
+		m.state(p.TabID).gen++
+		m.mu.Unlock()
+		if m.reg.Owned(p.TabID) {
+			m.ensureLater(p.TabID)
+		}
+	case "cdp.detached":
+		if p.Reason == "" {
+			p.Reason = "detached"
+		}
+		m.mu.Lock()
+		st := m.state(p.TabID)
+		st.gen++
+		st.detached = p.Reason
+		m.mu.Unlock()
+	}
+}
+
+// LinkReady is called when an extension link completed its handshake. With
+// no tab owned (a fresh daemon), tabs a previous daemon left attached are
+// detached; otherwise capture is re-enabled in the owned tabs (an extension
+// that restarted lost its attachments).
+func (m *Manager) LinkReady() {
+	owned := m.reg.AllOwned()
+	if len(owned) == 0 {
+		m.goRun(func(ctx context.Context) {
+			ctx, cancel := context.WithTimeout(ctx, detachTimeout)
+			defer cancel()
+			if raw, err := m.cfg.Link.Call(ctx, "cdp.detach_all", struct{}{}); err != nil {
+				m.log.Info("detaching orphan tabs failed", "err", err)
+			} else {
+				var r struct {
+					TabIDs []int `json:"tab_ids"`
+				}
+				json.Unmarshal(raw, &r)
+				m.log.Info("detached orphan tabs", "count", len(r.TabIDs))
+			}
+		})
+		return
+	}
+	for _, t := range owned {
+		m.ensureLater(t)
+	}
+}
+
+// LinkLost is called when an extension link closed: every attachment may
+// be gone with it.
+func (m *Manager) LinkLost() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, st := range m.attach {
+		st.gen++
+	}
+}
+
+// release takes tab from its session and tells Released. It reports
+// whether a session owned it.
+func (m *Manager) release(tab int, reason string) bool {
+	sid, ok := m.reg.Release(tab, reason)
+	m.mu.Lock()
+	delete(m.urls, tab)
+	m.mu.Unlock()
+	if ok {
+		m.log.Info("tab left session", "tab", tab, "session", sid, "reason", reason)
+		m.cfg.Released(tab, reason)
+	}
+	return ok
+}
+
+// ungrouped handles a tab that left the session's group. Chrome also
+// reports that when a grouped tab closes, so the tab is looked up first: a
+// tab that still exists was dragged out by the user, who takes it back
+// (released, debugger detached); one that is gone was closed.
+func (m *Manager) ungrouped(ctx context.Context, tab int) {
+	ctx, cancel := context.WithTimeout(ctx, detachTimeout)
+	defer cancel()
+	_, err := m.cfg.Link.Call(ctx, "tabs.get", map[string]int{"tab_id": tab})
+	var pe *protocol.Error
+	switch {
+	case errors.As(err, &pe) && pe.Code == protocol.CodeTabClosed:
+		m.release(tab, ReasonClosed)
+	case err != nil:
+		m.log.Info("checking an ungrouped tab failed; it stays in the session", "tab", tab, "err", err)
+	case m.release(tab, ReasonUngrouped):
+		m.detach(ctx, tab) // drop the debugging bar from the user's tab
+	}
+}
+
+func (m *Manager) detach(ctx context.Context, tab int) {
+	ctx, cancel := context.WithTimeout(ctx, detachTimeout)
+	defer cancel()
+	if _, err := m.cfg.Link.Call(ctx, "cdp.detach", map[string]int{"tab_id": tab}); err != nil {
+		m.log.Debug("detach failed", "tab", tab, "err", err)
+	}
+}
+
+// watch ends the session's tab ownership when the session ends.
+func (m *Manager) watch(o Owner) {
+	sid := o.ID()
+	m.mu.Lock()
+	if m.watched[sid] {
+		m.mu.Unlock()
+		return
+	}
+	m.watched[sid] = true
+	m.mu.Unlock()
+	m.goRun(func(ctx context.Context) {
+		select {
+		case <-o.Done():
+			m.EndSession(ctx, sid)
+		case <-ctx.Done():
+		}
+	})
+}
+
+// EndSession releases the session's tabs and detaches the debugger from
+// them, so Chrome's debugging bar does not linger. The tabs stay open.
+func (m *Manager) EndSession(ctx context.Context, sid string) {
+	tabs := m.reg.EndSession(sid)
+	m.mu.Lock()
+	delete(m.watched, sid)
+	delete(m.opening, sid)
+	m.mu.Unlock()
+	for _, t := range tabs {
+		m.mu.Lock()
+		delete(m.urls, t)
+		m.mu.Unlock()
+		m.cfg.Released(t, ReasonEnded)
+	}
+	for _, t := range tabs {
+		m.detach(ctx, t)
+	}
+	if len(tabs) > 0 {
+		m.log.Info("session ended; tabs detached", "session", sid, "tabs", len(tabs))
+	}
+}

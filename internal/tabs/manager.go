@@ -1,0 +1,222 @@
+package tabs
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/cdp"
+)
+
+// Caller calls a method of the extension (an *extlink.Hub).
+type Caller interface {
+	Call(ctx context.Context, method string, params any) (json.RawMessage, error)
+}
+
+// Owner is the MCP session a call comes from (a *session.Session).
+type Owner interface {
+	ID() string
+	// Done is closed when the session has ended; its tabs are then
+	// detached and released.
+	Done() <-chan struct{}
+}
+
+// Config configures a Manager. Link and CDP are required.
+type Config struct {
+	Link Caller
+	// CDP returns the typed session of a tab.
+	CDP func(tab int) *cdp.Session
+	// Enable turns on what capture needs in a tab whose debugger was just
+	// attached (CDP domains, injected scripts). It must be safe to run
+	// again on a tab where it already ran.
+	Enable func(ctx context.Context, s *cdp.Session) error
+	// Released is told when a tab leaves its session (closed, dragged out
+	// of the group, session ended), so its buffers can go.
+	Released func(tab int, reason string)
+	// EnableTimeout bounds one background Enable; default 10 s.
+	EnableTimeout time.Duration
+	Logger        *slog.Logger
+}
+
+// Manager routes sessions to their tabs over the extension link. Its
+// goroutines (session watchers, background enables and detaches) stop
+// when the context given to New ends; Wait waits for them.
+type Manager struct {
+	cfg Config
+	reg *Registry
+	log *slog.Logger
+	ctx context.Context
+	wg  sync.WaitGroup
+
+	mu       sync.Mutex // guards the fields below
+	stopped  bool
+	attach   map[int]*attachState
+	urls     map[int]string           // last known URL per owned tab
+	watched  map[string]bool          // sessions with a watcher
+	opening  map[string]chan struct{} // per-session lock around Open
+	sessions int                      // sessions seen, for group colours
+}
+
+// attachState tracks whether capture is enabled in a tab's current
+// debugger attachment. gen moves on every attach, detach and link loss;
+// capture is on while enabled == gen.
+type attachState struct {
+	lock     chan struct{} // held while Enable runs
+	gen      uint64
+	enabled  uint64
+	detached string // reason of the last cdp.detached, until re-enabled
+	pending  bool   // a background enable is queued or running
+}
+
+// New returns a Manager whose goroutines run until ctx ends.
+func New(ctx context.Context, cfg Config) *Manager {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Enable == nil {
+		cfg.Enable = func(context.Context, *cdp.Session) error { return nil }
+	}
+	if cfg.Released == nil {
+		cfg.Released = func(int, string) {}
+	}
+	if cfg.EnableTimeout <= 0 {
+		cfg.EnableTimeout = 10 * time.Second
+	}
+	m := &Manager{cfg: cfg, reg: NewRegistry(), log: cfg.Logger, ctx: ctx,
+		attach: map[int]*attachState{}, urls: map[int]string{}, watched: map[string]bool{}, opening: map[string]chan struct{}{}}
+	m.wg.Add(1)
+	go func() { // marks the manager stopped, so no goroutine starts late
+		defer m.wg.Done()
+		<-ctx.Done()
+		m.mu.Lock()
+		m.stopped = true
+		m.mu.Unlock()
+	}()
+	return m
+}
+
+// Wait waits for the manager's goroutines after its context ended.
+func (m *Manager) Wait() { m.wg.Wait() }
+
+// Registry returns the ownership state.
+func (m *Manager) Registry() *Registry { return m.reg }
+
+// goRun runs f on a goroutine the manager owns, unless it has stopped.
+func (m *Manager) goRun(f func(ctx context.Context)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.stopped {
+		return
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		f(m.ctx)
+	}()
+}
+
+func (m *Manager) state(tab int) *attachState {
+	st := m.attach[tab]
+	if st == nil {
+		st = &attachState{lock: make(chan struct{}, 1)}
+		m.attach[tab] = st
+	}
+	return st
+}
+
+// ensure enables capture in tab unless it is on for the tab's current
+// attachment. The first CDP call of Enable attaches the debugger when it
+// is not attached.
+func (m *Manager) ensure(ctx context.Context, tab int) error {
+	m.mu.Lock()
+	st := m.state(tab)
+	m.mu.Unlock()
+	select {
+	case st.lock <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-st.lock }()
+	m.mu.Lock()
+	on := st.gen != 0 && st.enabled == st.gen && st.detached == ""
+	m.mu.Unlock()
+	if on {
+		return nil
+	}
+	start := time.Now()
+	if err := m.cfg.Enable(ctx, m.cfg.CDP(tab)); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	if st.gen == 0 { // attached before this manager saw an event
+		st.gen++
+	}
+	st.enabled, st.detached = st.gen, ""
+	m.mu.Unlock()
+	m.log.Debug("capture enabled", "tab", tab, "ms", time.Since(start).Milliseconds())
+	return nil
+}
+
+// enabled reports whether capture is on in tab.
+func (m *Manager) enabled(tab int) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st := m.attach[tab]
+	return st != nil && st.gen != 0 && st.enabled == st.gen && st.detached == ""
+}
+
+// ensureLater enables capture in an owned tab in the background.
+func (m *Manager) ensureLater(tab int) {
+	m.mu.Lock()
+	st := m.state(tab)
+	if st.pending {
+		m.mu.Unlock()
+		return
+	}
+	st.pending = true
+	m.mu.Unlock()
+	m.goRun(func(ctx context.Context) {
+		defer func() {
+			m.mu.Lock()
+			st.pending = false
+			m.mu.Unlock()
+		}()
+		ctx, cancel := context.WithTimeout(ctx, m.cfg.EnableTimeout)
+		defer cancel()
+		if !m.reg.Owned(tab) {
+			return
+		}
+		if err := m.ensure(ctx, tab); err != nil {
+			m.log.Info("enabling capture failed", "tab", tab, "err", ToolError(err))
+		}
+	})
+}
+
+// detachedReason returns why the tab's debugger was last detached, or "".
+func (m *Manager) detachedReason(tab int) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if st := m.attach[tab]; st != nil {
+		return st.detached
+	}
+	return ""
+}
+
+// URL returns the last URL seen for an owned tab (from the extension's
+// tabs.updated events and navigations), or "".
+func (m *Manager) URL(tab int) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.urls[tab]
+}
+
+func (m *Manager) setURL(tab int, url string) {
+	if url == "" {
+		return
+	}
+	m.mu.Lock()
+	m.urls[tab] = url
+	m.mu.Unlock()
+}

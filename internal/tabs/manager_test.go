@@ -1,0 +1,222 @@
+package tabs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
+)
+
+// fakeExt answers the extension methods the manager calls and records
+// them; navigated receives the tab of every Page.navigate.
+type fakeExt struct {
+	mu        sync.Mutex
+	calls     []string
+	nextTab   int
+	closed    map[int]bool
+	navigated chan int
+}
+
+func (f *fakeExt) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	raw, _ := json.Marshal(params)
+	var p struct {
+		TabID  int    `json:"tab_id"`
+		Method string `json:"method"`
+	}
+	json.Unmarshal(raw, &p)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	name := method
+	if p.Method != "" {
+		name += " " + p.Method
+	}
+	f.calls = append(f.calls, name)
+	switch method {
+	case "tabs.create":
+		f.nextTab++
+		return json.RawMessage(`{"tab":{"id":` + itoa(f.nextTab) + `,"url":"about:blank","group_id":-1}}`), nil
+	case "tabs.group":
+		return json.RawMessage(`{"group_id":5}`), nil
+	case "tabs.get":
+		if f.closed[p.TabID] {
+			return nil, protocol.Errorf(protocol.CodeTabClosed, false, "gone")
+		}
+		return json.RawMessage(`{"tab":{"id":` + itoa(p.TabID) + `}}`), nil
+	case "cdp.send":
+		if p.Method == "Page.navigate" {
+			f.navigated <- p.TabID
+			return json.RawMessage(`{"frameId":"F","loaderId":"L"}`), nil
+		}
+	}
+	return json.RawMessage(`{}`), nil
+}
+
+func (f *fakeExt) count(name string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for _, c := range f.calls {
+		if c == name {
+			n++
+		}
+	}
+	return n
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+type owner struct {
+	id   string
+	done chan struct{}
+}
+
+func (o owner) ID() string            { return o.id }
+func (o owner) Done() <-chan struct{} { return o.done }
+
+func newTestManager(t *testing.T) (*Manager, *fakeExt, *cdp.Router) {
+	t.Helper()
+	ext := &fakeExt{closed: map[int]bool{}, navigated: make(chan int, 8)}
+	router := cdp.NewRouter()
+	ctx, cancel := context.WithCancel(context.Background())
+	m := New(ctx, Config{
+		Link: ext,
+		CDP:  func(tab int) *cdp.Session { return router.Session(ext, tab) },
+		Enable: func(ctx context.Context, s *cdp.Session) error {
+			return s.Call(ctx, "Runtime.enable", nil, nil)
+		},
+		Released: func(tab int, _ string) { router.Forget(tab) },
+	})
+	t.Cleanup(func() { cancel(); m.Wait() })
+	return m, ext, router
+}
+
+func TestOpenGroupsAndEnables(t *testing.T) {
+	m, ext, _ := newTestManager(t)
+	a := owner{"A", make(chan struct{})}
+	t1, _, err := m.Open(t.Context(), a, "client-a", "", "")
+	if err != nil || t1.GroupID != 5 {
+		t.Fatalf("Open = %+v, %v", t1, err)
+	}
+	t2, _, err := m.Open(t.Context(), a, "client-a", "", "")
+	if err != nil || t2.ID == t1.ID {
+		t.Fatalf("second Open = %+v, %v", t2, err)
+	}
+	if got := ext.count("tabs.group"); got != 1 {
+		t.Fatalf("tabs.group called %d times, want once (the second tab joins the group)", got)
+	}
+	if got := ext.count("cdp.send Runtime.enable"); got != 2 {
+		t.Fatalf("capture enabled %d times, want 2", got)
+	}
+	if cur, _ := m.Resolve("A", 0); cur != t2.ID {
+		t.Fatalf("current tab = %d, want the newest %d", cur, t2.ID)
+	}
+	// Enabled stays enabled; a detach or a lost link means enabling again.
+	if _, err := m.Session(t.Context(), "A", t1.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := ext.count("cdp.send Runtime.enable"); got != 2 {
+		t.Fatalf("an enabled tab was enabled again (%d)", got)
+	}
+	m.OnEvent("cdp.detached", json.RawMessage(`{"tab_id":`+itoa(t1.ID)+`,"reason":"idle"}`))
+	m.LinkLost()
+	if _, err := m.Session(t.Context(), "A", t1.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := ext.count("cdp.send Runtime.enable"); got != 3 {
+		t.Fatalf("Runtime.enable count = %d, want 3", got)
+	}
+	// Another session cannot use A's tab, and is told so before anything runs.
+	if e := m.Check("B", t1.ID); e == nil || e.Code != CodeTabNotOwned {
+		t.Fatalf("Check(B, A's tab) = %v", e)
+	}
+}
+
+func TestNavigateEndsWhenTheTabCloses(t *testing.T) {
+	m, ext, router := newTestManager(t)
+	a := owner{"A", make(chan struct{})}
+	tab, _, err := m.Open(t.Context(), a, "", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, _, err := m.Navigate(t.Context(), a, "", 0, "http://127.0.0.1/slow", WaitLoad)
+		errc <- err
+	}()
+	<-ext.navigated
+	// Another frame's load does not end the wait; the tab closing does.
+	router.Dispatch(tab.ID, "", "Page.lifecycleEvent", json.RawMessage(`{"frameId":"X","loaderId":"L","name":"load","timestamp":1}`))
+	m.OnEvent("tabs.removed", json.RawMessage(`{"tab_id":`+itoa(tab.ID)+`}`))
+	router.Forget(tab.ID)
+	var te *tools.Error
+	if err := <-errc; !errors.As(err, &te) || te.Code != CodeTabClosed {
+		t.Fatalf("navigate = %v, want tab_closed", err)
+	}
+	if e := m.Check("A", tab.ID); e == nil || e.Code != CodeTabClosed {
+		t.Fatalf("a closed tab's lookup = %v", e)
+	}
+}
+
+func TestNavigateWaitsForItsOwnLoad(t *testing.T) {
+	m, ext, router := newTestManager(t)
+	a := owner{"A", make(chan struct{})}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := m.Navigate(t.Context(), a, "", 0, "http://127.0.0.1/", WaitDOMContent)
+		done <- err
+	}()
+	tab := <-ext.navigated // the session had no tab: Navigate opened one
+	router.Dispatch(tab, "", "Page.lifecycleEvent", json.RawMessage(`{"frameId":"F","loaderId":"L","name":"DOMContentLoaded","timestamp":1}`))
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	_, _, err := m.Navigate(ctx, a, "", 0, "http://127.0.0.1/", WaitLoad)
+	<-ext.navigated
+	var te *tools.Error
+	if !errors.As(err, &te) || te.Code != tools.CodeTimeout {
+		t.Fatalf("a load that never comes = %v, want timeout", err)
+	}
+}
+
+func TestUngroupedTabLeavesAndSessionEndDetaches(t *testing.T) {
+	m, ext, _ := newTestManager(t)
+	a := owner{"A", make(chan struct{})}
+	t1, _, _ := m.Open(t.Context(), a, "", "", "")
+	t2, _, _ := m.Open(t.Context(), a, "", "", "")
+	t3, _, _ := m.Open(t.Context(), a, "", "", "")
+	ext.mu.Lock()
+	ext.closed[t3.ID] = true // closing a grouped tab also reports it ungrouped
+	ext.mu.Unlock()
+	m.OnEvent("tabs.ungrouped", json.RawMessage(`{"tab_id":`+itoa(t1.ID)+`,"group_id":5}`))
+	m.OnEvent("tabs.ungrouped", json.RawMessage(`{"tab_id":`+itoa(t3.ID)+`,"group_id":5}`))
+	waitFor(t, func() bool { return !m.Registry().Owned(t1.ID) && !m.Registry().Owned(t3.ID) })
+	if e := m.Check("A", t1.ID); e == nil || e.Code != CodeTabNotOwned {
+		t.Fatalf("dragged-out tab: %v", e)
+	}
+	if e := m.Check("A", t3.ID); e == nil || e.Code != CodeTabClosed {
+		t.Fatalf("closed tab: %v", e)
+	}
+	close(a.done) // the session ends
+	waitFor(t, func() bool { return !m.Registry().Owned(t2.ID) })
+	waitFor(t, func() bool { return ext.count("cdp.detach") == 2 }) // t1 (taken back) and t2 (session end)
+}
+
+// waitFor waits for the manager's background work (bounded).
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
