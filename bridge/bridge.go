@@ -53,6 +53,8 @@ type Server struct {
 	scoper func(c *mcpserver.Call) (approval.Scope, string)
 	mux    *http.ServeMux
 	mcp    mcpStatus
+	// browser is the relay state: tab ownership, capture, observe modes.
+	browser *browser
 
 	stop     context.CancelFunc // ends Run; used by /shutdown
 	stopOnce sync.Once
@@ -120,9 +122,17 @@ func Run(ctx context.Context, cfg Config) error {
 	defer s.safe.audit.Close()
 	s.mux = http.NewServeMux()
 	s.routes()
+	if s.browser, err = s.newBrowser(ctx); err != nil {
+		closeAll(lns)
+		return err
+	}
+	defer func() { cancel(); s.browser.wait() }()
 	if s.mcp, err = s.mountMCP(ctx, s.mux); err != nil {
 		closeAll(lns)
 		return err
+	}
+	if m, ok := s.mcp.(*mcpserver.Server); ok {
+		s.browser.register(m)
 	}
 	srv := &http.Server{
 		Handler:           s.mux,

@@ -36,18 +36,21 @@ func (s *Server) handleHostWS(w http.ResponseWriter, r *http.Request) {
 			h := l.Hello()
 			s.log.Info("extension ready", "extension_version", h.Version, "browser", h.Browser)
 			s.links.Add(l)
+			s.browser.tabs.LinkReady()
 		},
 		OnEvent: s.onExtensionEvent,
 		Serve:   s.servePanel,
 	})
 	err = l.Serve(r.Context())
 	s.links.Remove(l)
+	s.browser.tabs.LinkLost()
 	c.CloseNow()
 	s.log.Info("native host disconnected", "err", err)
 }
 
 // onExtensionEvent receives CDP and tab events on the link's read
-// goroutine and routes them; it never blocks.
+// goroutine and routes them; it never blocks. Tab state is updated before
+// the router forgets a tab, so a waiter whose events end can tell why.
 func (s *Server) onExtensionEvent(l *extlink.Link, ev extlink.Event) {
 	switch ev.Method {
 	case "cdp.event":
@@ -61,12 +64,17 @@ func (s *Server) onExtensionEvent(l *extlink.Link, ev extlink.Event) {
 			s.log.Warn("malformed cdp.event dropped", "bytes", len(ev.Params))
 			return
 		}
+		// Capture first: a subscriber that sees an event knows the
+		// buffers already hold it.
+		s.browser.event(ev.Method, p.TabID, p.SessionID, p.Method, p.Params, nil)
 		s.router.Dispatch(p.TabID, p.SessionID, p.Method, p.Params)
-	case "tabs.removed", "cdp.detached":
+	case "tabs.removed", "cdp.detached", "cdp.attached", "tabs.ungrouped", "tabs.updated":
 		var p struct {
 			TabID int `json:"tab_id"`
 		}
-		if json.Unmarshal(ev.Params, &p) == nil {
+		json.Unmarshal(ev.Params, &p)
+		s.browser.event(ev.Method, p.TabID, "", "", nil, ev.Params)
+		if ev.Method == "tabs.removed" || ev.Method == "cdp.detached" {
 			s.router.Forget(p.TabID)
 		}
 		s.log.Debug("extension event", "method", ev.Method, "tab", p.TabID)

@@ -80,6 +80,9 @@ func (s *Server) gate(ctx context.Context, c *mcpserver.Call) *tools.Error {
 	if readOnlyUse(c) {
 		return nil
 	}
+	if e := s.browser.precheck(c); e != nil {
+		return e // a tab the session cannot use: nothing to approve
+	}
 	scope, target := s.scopeOf(c)
 	req := approval.Request{
 		SessionID:  c.Session.ID(),

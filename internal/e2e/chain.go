@@ -16,11 +16,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/bridge"
 	"github.com/gasoline-mcp/gasoline/internal/extlink"
+	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/testbrowser"
 )
 
@@ -77,14 +79,37 @@ type Chain struct {
 	Browser *testbrowser.Browser
 	Pages   *httptest.Server
 	Link    *extlink.Link
+
+	stopDaemon func() error
+}
+
+// ChainOptions varies the chain. The zero value is StartChain's chain.
+type ChainOptions struct {
+	// Policy, when set, is written to $GASOLINE_HOME/policy.json before
+	// the daemon starts (e.g. the local-dev policy that allows every call
+	// on http://127.0.0.1:*).
+	Policy string
+	// RemoteDebugging launches Chromium with --remote-debugging-port=0 as
+	// well, so a test can reach its targets directly (DevToolsActivePort).
+	RemoteDebugging bool
 }
 
 // StartChain starts the daemon in-process, Chromium with the extension, and
 // waits (bounded) for the extension to complete its handshake through the
 // native host Chromium launched.
 func StartChain(tb testing.TB, hostBin string) *Chain {
+	return StartChainWith(tb, hostBin, ChainOptions{})
+}
+
+// StartChainWith is StartChain with options.
+func StartChainWith(tb testing.TB, hostBin string, opts ChainOptions) *Chain {
 	tb.Helper()
 	c := &Chain{Home: tb.TempDir(), Port: FreePort(tb)}
+	if opts.Policy != "" {
+		if err := os.WriteFile(filepath.Join(c.Home, "policy.json"), []byte(opts.Policy), 0o600); err != nil {
+			tb.Fatal(err)
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *bridge.Server, 1)
 	done := make(chan error, 1)
@@ -92,11 +117,17 @@ func StartChain(tb testing.TB, hostBin string) *Chain {
 		done <- bridge.Run(ctx, bridge.Config{Dir: c.Home, Port: c.Port, Logger: testLogger(tb, c.Home),
 			Ready: func(s *bridge.Server) { ready <- s }})
 	}()
+	var once sync.Once
+	var runErr error
+	c.stopDaemon = func() error {
+		once.Do(func() { cancel(); runErr = <-done })
+		return runErr
+	}
 	tb.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := c.stopDaemon(); err != nil {
 			tb.Errorf("daemon: %v", err)
 		}
+		c.killSpawnedDaemon()
 	})
 	select {
 	case c.Server = <-ready:
@@ -106,10 +137,15 @@ func StartChain(tb testing.TB, hostBin string) *Chain {
 	c.Pages = ServeTestdata(tb)
 	udd := tb.TempDir()
 	Install(tb, hostBin, udd)
+	var extra []string
+	if opts.RemoteDebugging {
+		extra = append(extra, "--remote-debugging-port=0")
+	}
 	c.Browser = testbrowser.Start(tb, testbrowser.Options{
 		ExtensionDir: filepath.Join(RepoRoot(), "extension"),
 		UserDataDir:  udd,
 		Env:          []string{"GASOLINE_HOME=" + c.Home, "GASOLINE_PORT=" + strconv.Itoa(c.Port)},
+		ExtraArgs:    extra,
 	})
 	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer wcancel()
@@ -120,6 +156,25 @@ func StartChain(tb testing.TB, hostBin string) *Chain {
 	c.Link = l
 	return c
 }
+
+// killSpawnedDaemon stops a daemon a native host spawned in the chain's
+// home after the in-process one stopped (a host that outlived the browser
+// for a moment, or a test that restarted the daemon), so none outlives the
+// test and its home can be removed.
+func (c *Chain) killSpawnedDaemon() {
+	st, err := state.Read(c.Home)
+	if err != nil || st.PID == os.Getpid() {
+		return
+	}
+	if p, err := os.FindProcess(st.PID); err == nil {
+		p.Kill()
+		p.Wait()
+	}
+}
+
+// StopDaemon stops the in-process daemon (idempotent) and returns Run's
+// error. The native host then finds no daemon and spawns one itself.
+func (c *Chain) StopDaemon() error { return c.stopDaemon() }
 
 // PageURL is the URL of a file under testdata/.
 func (c *Chain) PageURL(path string) string { return c.Pages.URL + "/" + path }

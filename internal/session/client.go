@@ -45,6 +45,10 @@ type Info struct {
 // ID returns the session id.
 func (s *Session) ID() string { return s.id }
 
+// Done is closed when the session has ended: closed by its client, expired
+// after its TTL, or the manager stopped. A degraded session is not done.
+func (s *Session) Done() <-chan struct{} { return s.ctx.Done() }
+
 // Info returns a snapshot of the session.
 func (s *Session) Info() Info {
 	s.mu.Lock()

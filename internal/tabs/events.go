@@ -64,29 +64,13 @@ func (m *Manager) OnEvent(method string, params json.RawMessage) {
 	}
 }
 
-// LinkReady is called when an extension link completed its handshake. With
-// no tab owned (a fresh daemon), tabs a previous daemon left attached are
-// detached; otherwise capture is re-enabled in the owned tabs (an extension
-// that restarted lost its attachments).
+// LinkReady is called when an extension link completed its handshake:
+// capture is enabled again in the owned tabs (an extension that restarted
+// lost its attachments; one that did not answers at once). A fresh daemon
+// owns nothing and sends nothing: tabs a previous daemon left attached are
+// detached by the extension's idle timer.
 func (m *Manager) LinkReady() {
-	owned := m.reg.AllOwned()
-	if len(owned) == 0 {
-		m.goRun(func(ctx context.Context) {
-			ctx, cancel := context.WithTimeout(ctx, detachTimeout)
-			defer cancel()
-			if raw, err := m.cfg.Link.Call(ctx, "cdp.detach_all", struct{}{}); err != nil {
-				m.log.Info("detaching orphan tabs failed", "err", err)
-			} else {
-				var r struct {
-					TabIDs []int `json:"tab_ids"`
-				}
-				json.Unmarshal(raw, &r)
-				m.log.Info("detached orphan tabs", "count", len(r.TabIDs))
-			}
-		})
-		return
-	}
-	for _, t := range owned {
+	for _, t := range m.reg.AllOwned() {
 		m.ensureLater(t)
 	}
 }

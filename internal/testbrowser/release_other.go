@@ -2,6 +2,11 @@
 
 package testbrowser
 
-import "time"
+import (
+	"syscall"
+	"time"
+)
 
-func waitProfileReleased(string, time.Duration) {}
+func waitReleased(int, string, time.Duration) {}
+
+func groupAttr() *syscall.SysProcAttr { return nil }

@@ -81,6 +81,7 @@ func Start(tb testing.TB, opts Options) *Browser {
 	cmd.Env = append(os.Environ(), opts.Env...)
 	cmd.Stdout = logf
 	cmd.Stderr = logf
+	cmd.SysProcAttr = groupAttr()
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		tb.Fatalf("starting Chromium: %v", err)
@@ -102,9 +103,9 @@ func Start(tb testing.TB, opts Options) *Browser {
 
 // Stop sends SIGTERM to the browser process (a clean exit; killing the
 // whole group logs zygote errors) and waits, killing it after bound, then
-// waits for its helper processes to let go of the profile.
+// waits (bounded) for its helpers and the native host it launched to exit.
 func (b *Browser) Stop(bound time.Duration) error {
-	defer waitProfileReleased(b.UserDataDir, bound)
+	defer waitReleased(b.Cmd.Process.Pid, b.UserDataDir, bound)
 	select {
 	case <-b.exited:
 		return nil
