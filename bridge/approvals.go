@@ -86,6 +86,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 
 // safetyModes registers the MCP modes backed by the safety core.
 func (s *Server) safetyModes(m *mcpserver.Server) {
+	s.redactionModes(m)
 	m.Handle("observe", "approvals", func(ctx context.Context, c *mcpserver.Call) (any, error) {
 		id := c.Session.ID()
 		return map[string]any{

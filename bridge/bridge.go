@@ -55,6 +55,9 @@ type Server struct {
 	mcp    mcpStatus
 	// browser is the relay state: tab ownership, capture, observe modes.
 	browser *browser
+	// agentSt is the agent side (panel chat, agent_watch, export); nil
+	// until registerAgent ran.
+	agentSt *agentState
 
 	stop     context.CancelFunc // ends Run; used by /shutdown
 	stopOnce sync.Once
@@ -126,13 +129,14 @@ func Run(ctx context.Context, cfg Config) error {
 		closeAll(lns)
 		return err
 	}
-	defer func() { cancel(); s.browser.wait() }()
+	defer func() { cancel(); s.browser.wait(); s.agent().wait() }()
 	if s.mcp, err = s.mountMCP(ctx, s.mux); err != nil {
 		closeAll(lns)
 		return err
 	}
 	if m, ok := s.mcp.(*mcpserver.Server); ok {
 		s.browser.register(m)
+		s.registerAgent(ctx, m) // last: it wraps the interact modes to record them
 	}
 	srv := &http.Server{
 		Handler:           s.mux,

@@ -20,12 +20,13 @@ type browser struct {
 	tabs  *tabs.Manager
 	feed  *observe.Feed
 	obs   *observe.Observer
+	act   *interactor // snapshot refs and the actions engine (interact.go)
 }
 
 // serverRedactor is where server-stage redaction (SAFETY.md, stage 2) sits
-// for captured entries: every entry passes it before it is stored. nil
-// stores entries unchanged until the redaction engine is wired here.
-func (s *Server) serverRedactor() capture.Redactor { return nil }
+// for captured entries: every entry passes it before it is stored
+// (bridge/redaction_capture.go).
+func (s *Server) serverRedactor() capture.Redactor { return s.captureRedactor }
 
 // newBrowser builds the relay state; its goroutines stop with ctx (wait
 // waits for them).
@@ -43,24 +44,28 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 		Released: func(tab int, reason string) {
 			b.store.Forget(tab)
 			b.feed.Forget(tab)
+			b.act.forget(tab)
 			s.router.Forget(tab) // waiters on its events stop; they ask the registry why
 		},
 		Logger: s.log,
 	})
 	b.feed = observe.NewFeed(ctx, observe.FeedConfig{Store: store, Owned: b.tabs.Registry().Owned, CDP: session, Logger: s.log})
+	b.act = newInteractor(s, b)
 	s.scoper = b.scope
-	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Link: &s.links, Dir: s.cfg.Dir, Logger: s.log})
+	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Link: &s.links, Dir: s.cfg.Dir,
+		ResolveRef: b.act.resolveRef, Logger: s.log})
 	return b, nil
 }
 
-// register makes the observe modes and the tab modes work.
+// register makes the observe modes, the tab modes, observe snapshot and
+// the actions engine's interact modes work.
 func (b *browser) register(m *mcpserver.Server) {
 	b.obs.Register(m)
+	b.act.register(m)
 	m.Handle("interact", "new_tab", b.newTab)
 	m.Handle("interact", "navigate", b.navigate)
 	m.Handle("interact", "switch_tab", b.switchTab)
 	m.Handle("interact", "close_tab", b.closeTab)
-	m.Handle("interact", "handle_dialog", b.handleDialog)
 }
 
 func (b *browser) wait() {
@@ -72,6 +77,7 @@ func (b *browser) wait() {
 // link's read goroutine, before the CDP router forgets a tab, and never
 // blocks.
 func (b *browser) event(method string, tab int, session, cdpMethod string, params json.RawMessage, raw json.RawMessage) {
+	b.act.event(method, tab, session, cdpMethod, params)
 	switch method {
 	case "cdp.event":
 		b.feed.Event(tab, session, cdpMethod, params)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/state"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
 // daemon runs the real daemon in-process on a free port.
@@ -213,4 +214,65 @@ func TestStateFileWrittenAndRemoved(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, s.Port(), st.Port)
 	require.Equal(t, s.Token(), st.Token)
+}
+
+// TestEveryGatedModeWaitsForTheUser walks tools/list on the real daemon
+// (default policy, no extension): every mutating or sensitive mode called
+// without approval comes back approval_required — or, for a call on a tab
+// the session cannot use, the tab error that precedes any approval, or
+// not_available for a mode this build does not serve — and never runs.
+func TestEveryGatedModeWaitsForTheUser(t *testing.T) {
+	s := daemon(t)
+	cs := client(t, s)
+	res, err := cs.ListTools(t.Context(), nil)
+	require.NoError(t, err)
+	seen := 0
+	for _, tl := range res.Tools {
+		raw, _ := json.Marshal(tl.InputSchema)
+		var schema struct {
+			Properties struct {
+				What struct{ Enum []string } `json:"what"`
+			} `json:"properties"`
+		}
+		require.NoError(t, json.Unmarshal(raw, &schema))
+		for _, what := range schema.Properties.What.Enum {
+			m, ok := tools.Lookup(tl.Name, what)
+			require.True(t, ok, "%s.%s listed but not in the table", tl.Name, what)
+			if !m.Class.Gated() {
+				continue
+			}
+			seen++
+			args := m.Example()
+			args["what"], args["timeout_ms"] = what, 20
+			if op, ok := args["op"].(string); ok && op == "get" {
+				args["op"] = mutatingOp(m)
+			}
+			_, terr := call(t, cs, tl.Name, args)
+			require.NotNil(t, terr, "%s ran without the user's approval", m.Key())
+			switch terr.Code {
+			case approval.CodeRequired:
+				require.Equal(t, m.Key(), terr.Details.Action)
+			case "no_tab", "tab_not_owned", "tab_closed":
+				require.Equal(t, "interact", tl.Name, "%s: %s", m.Key(), terr.Message)
+			case tools.CodeNotAvailable: // not served by this build: nothing runs
+			default:
+				t.Errorf("%s: %s (%s); want approval_required", m.Key(), terr.Code, terr.Message)
+			}
+		}
+	}
+	require.Greater(t, seen, 20, "the walk found the gated modes")
+}
+
+// mutatingOp is the first op of m other than get.
+func mutatingOp(m *tools.Mode) string {
+	for _, a := range m.Args {
+		if a.Name == "op" {
+			for _, v := range a.Enum {
+				if v != "get" {
+					return v
+				}
+			}
+		}
+	}
+	return "set"
 }

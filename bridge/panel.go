@@ -21,6 +21,8 @@ func (s *Server) servePanel(l *extlink.Link, method string, params json.RawMessa
 		return map[string]any{"pending": s.safe.approvals.Pending("")}, nil
 	case "approvals.decide":
 		return s.decide(params)
+	case "panel.chat", "panel.history", "panel.providers", "panel.export":
+		return s.serveAgentPanel(l, method, params)
 	case "panel.status":
 		return s.panelStatus(), nil
 	}
@@ -70,10 +72,12 @@ func approvalErr(err error) *protocol.Error {
 	return &protocol.Error{Code: code, Message: err.Error()}
 }
 
-// panelStatus is what the panel shows about the daemon: health and the
-// sessions it serves.
+// panelStatus is what the panel shows about the daemon: health, the
+// sessions it serves, and the redaction counters (policy_version,
+// redacted_count, blocked_count of every session, by stage and class).
 func (s *Server) panelStatus() map[string]any {
-	out := map[string]any{"health": s.Health(), "pending_approvals": len(s.safe.approvals.Pending(""))}
+	out := map[string]any{"health": s.Health(), "pending_approvals": len(s.safe.approvals.Pending("")),
+		"redaction": s.safe.red.status("")}
 	if p, err := s.safe.policy.Current(); err == nil {
 		out["policy_version"] = p.Version
 	} else {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -21,9 +22,13 @@ type safety struct {
 	policy    *policy.Store
 	approvals *approval.Engine
 	audit     *audit.Log
+	red       redaction
 }
 
 func (s *Server) startSafety(ctx context.Context) error {
+	s.startRedaction()
+	// Everything the daemon logs from here on passes the server stage.
+	s.log = slog.New(&redactingHandler{inner: s.log.Handler(), gw: s.safe.red.server})
 	ppath, err := policyPath(s.cfg.Dir)
 	if err != nil {
 		return err
@@ -34,7 +39,7 @@ func (s *Server) startSafety(ctx context.Context) error {
 		// with this reason until the file is fixed.
 		s.log.Error("approval policy unusable; mutating calls are refused until it is fixed", "file", ppath, "err", err)
 	}
-	s.safe.audit, err = audit.Open(auditPath(s.cfg.Dir), nil)
+	s.safe.audit, err = audit.Open(auditPath(s.cfg.Dir), &audit.Options{Redact: s.auditRedact})
 	if err != nil {
 		return fmt.Errorf("bridge: opening audit log: %w", err)
 	}
@@ -84,6 +89,12 @@ func (s *Server) gate(ctx context.Context, c *mcpserver.Call) *tools.Error {
 		return e // a tab the session cannot use: nothing to approve
 	}
 	scope, target := s.scopeOf(c)
+	// The prompt is an output like any other: the user, the panel, the
+	// audit log and the MCP client see the redacted target.
+	target, err := s.redactText(c.Session.ID(), target)
+	if err != nil {
+		return blockedError("the approval request", err)
+	}
 	req := approval.Request{
 		SessionID:  c.Session.ID(),
 		Action:     c.Mode.Key(),
@@ -93,7 +104,12 @@ func (s *Server) gate(ctx context.Context, c *mcpserver.Call) *tools.Error {
 		Reason:     "the agent called " + c.Mode.Key(),
 		ApprovalID: c.Str("approval_id"),
 	}
-	_, err := s.safe.approvals.Require(ctx, req, time.Duration(c.TimeoutMS)*time.Millisecond)
+	if canElicit(c.Peer) {
+		el := s.newElicitor(ctx, c.Peer)
+		defer el.stop()
+		req.OnPending = el.start
+	}
+	_, err = s.safe.approvals.Require(ctx, req, time.Duration(c.TimeoutMS)*time.Millisecond)
 	if err == nil {
 		return nil
 	}
@@ -128,6 +144,8 @@ func readOnlyUse(c *mcpserver.Call) bool {
 	switch c.Mode.Key() {
 	case "configure.policy", "configure.redaction":
 		return c.Str("op") == "get"
+	case "configure.agent_watch":
+		return c.Str("op") == "status"
 	}
 	return false
 }

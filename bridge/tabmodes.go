@@ -4,10 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
-
-	cdproto "github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
@@ -17,7 +13,7 @@ import (
 )
 
 // The interact modes that manage the session's tabs: new_tab, navigate,
-// switch_tab, close_tab, and handle_dialog.
+// switch_tab and close_tab. The actions engine's modes are in interact.go.
 
 // TabResult is the answer of new_tab, navigate and switch_tab.
 type TabResult struct {
@@ -61,6 +57,11 @@ func (b *browser) newTab(ctx context.Context, c *mcpserver.Call) (any, error) {
 func (b *browser) navigate(ctx context.Context, c *mcpserver.Call) (any, error) {
 	ctx, cancel := observe.Budget(ctx, c)
 	defer cancel()
+	unlock, err := b.act.lockTab(ctx, c) // never in the middle of an action
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	t, nav, err := b.tabs.Navigate(ctx, c.Session, clientName(c), c.Int("tab_id", 0), c.Str("url"), c.Str("wait_until"))
 	if err != nil {
 		return nil, err
@@ -114,42 +115,10 @@ func (b *browser) closeTab(ctx context.Context, c *mcpserver.Call) (any, error) 
 	return observe.Result(text, r)
 }
 
-// DialogResult is handle_dialog's answer.
-type DialogResult struct {
-	TabID    int    `json:"tab_id"`
-	Type     string `json:"type,omitempty"`
-	Message  string `json:"message,omitempty"`
-	Accepted bool   `json:"accepted"`
-}
-
-func (b *browser) handleDialog(ctx context.Context, c *mcpserver.Call) (any, error) {
-	ctx, cancel := observe.Budget(ctx, c)
-	defer cancel()
-	s, err := b.tabs.Session(ctx, c.Session.ID(), c.Int("tab_id", 0))
-	if err != nil {
-		return nil, err
-	}
-	r := DialogResult{TabID: s.TabID(), Accepted: c.Bool("accept")}
-	if open := b.store.OpenDialogs(s.TabID()); len(open) > 0 {
-		r.Type, r.Message = open[len(open)-1].Type, open[len(open)-1].Message
-	}
-	_, err = cdproto.Call(ctx, s, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: r.Accepted, PromptText: c.Str("prompt_text")})
-	if err != nil {
-		if strings.Contains(err.Error(), "No dialog is showing") {
-			return nil, tools.Errorf("no_dialog", "tab %d shows no JavaScript dialog; observe page lists open dialogs", s.TabID())
-		}
-		return nil, tabs.ToolError(err)
-	}
-	verb := "dismissed"
-	if r.Accepted {
-		verb = "accepted"
-	}
-	return observe.Result(fmt.Sprintf("%s the %s dialog in tab %d: %q", verb, r.Type, r.TabID, r.Message), r)
-}
-
 // scope names what a gated call acts on, for the approval engine: the tab
 // (the session's current one unless tab_id names another) and its origin
-// (the destination for navigation), and a line for the prompt.
+// (the destination for navigation), and a line for the prompt that names
+// the element an action targets (button "Pay now").
 func (b *browser) scope(c *mcpserver.Call) (approval.Scope, string) {
 	var sc approval.Scope
 	if tab, ok := b.tabs.Resolve(c.Session.ID(), c.Int("tab_id", 0)); ok && c.Mode.Name != "new_tab" {
@@ -164,7 +133,11 @@ func (b *browser) scope(c *mcpserver.Call) (approval.Scope, string) {
 	}
 	page := b.tabs.URL(sc.TabID)
 	sc.Origin = originOf(page)
-	return sc, fmt.Sprintf("%s on tab %d (%s)", c.Mode.Key(), sc.TabID, sc.Origin)
+	what := c.Mode.Key()
+	if d := b.act.describe(sc.TabID, c); d != "" {
+		what += " " + d // interact.click button "Pay now"
+	}
+	return sc, fmt.Sprintf("%s on tab %d (%s)", what, sc.TabID, sc.Origin)
 }
 
 // precheck refuses, before the approval gate, an interact call on a tab

@@ -22,7 +22,8 @@ const relay = new Relay({
 });
 
 // The agent panel (sidepanel.html): its requests go to the daemon on the
-// link; it hears the link's state and the daemon's approval events.
+// link; it hears the link's state, the daemon's approval events and its
+// conversation's events (panel.event).
 const panels = new PanelBridge({
   request: (method, params) => viaConnector(connector)(method, params),
   selfId: chrome.runtime.id,

@@ -85,7 +85,7 @@ async function refOf(s, role, name) {
 
 // A 100 KB string with planted secrets, built in the page.
 export const SECRETS = [
-  'AKIA' + 'IOSFODNN7BENCHKEY',
+  'AKIA' + 'IOSFODNN7BENCHKY', // an AWS key id is AKIA + 16
   'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8',
   'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJiZW5jaCIsIm5hbWUiOiJHYXNvbGluZSJ9.' +
     'c2lnbmF0dXJlLWJlbmNoLXNpZ25hdHVyZS14eXo',

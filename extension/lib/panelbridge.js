@@ -2,7 +2,7 @@
 // pages only) connect with chrome.runtime.connect({name: 'panel'}); their
 // requests go to the daemon on the native link, restricted to the panel
 // methods of PROTOCOL.md, and every connected panel hears the link's state
-// changes and the daemon's approval events. The panel is UI only: it never
+// changes and the daemon's approval and conversation events. The panel is UI only: it never
 // reaches the daemon any other way, and the agent never reaches the panel.
 
 import { errorText } from './errors.js';
@@ -14,12 +14,18 @@ export const PANEL_METHODS = Object.freeze([
   'approvals.list',
   'approvals.decide',
   'panel.status',
+  'panel.chat',
+  'panel.history',
+  'panel.providers',
+  'panel.export',
 ]);
 
 /** Daemon events forwarded to the panels. */
-export const PANEL_EVENTS = Object.freeze(['approval.event']);
+export const PANEL_EVENTS = Object.freeze(['approval.event', 'panel.event']);
 
 export const PANEL_REQUEST_TIMEOUT_MS = 10_000;
+/** Methods that may take longer: an export redacts a whole session. */
+export const PANEL_SLOW_TIMEOUT_MS = Object.freeze({ 'panel.export': 30_000 });
 
 /** The wire form of a failure, for a panel reply. */
 export function panelError(err) {
@@ -45,7 +51,7 @@ export function viaConnector(connector) {
       return Promise.reject(err);
     }
     return connector.link.request(method, params, {
-      timeoutMs: PANEL_REQUEST_TIMEOUT_MS,
+      timeoutMs: PANEL_SLOW_TIMEOUT_MS[method] ?? PANEL_REQUEST_TIMEOUT_MS,
     });
   };
 }

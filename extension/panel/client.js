@@ -58,8 +58,11 @@ export class PanelClient {
     port.onDisconnect.addListener(() => this.dropped(port));
   }
 
-  /** Sends a request to the daemon through the worker. */
-  request(method, params = {}) {
+  /**
+   * Sends a request to the daemon through the worker.
+   * @param {{timeoutMs?: number}} [opts]
+   */
+  request(method, params = {}, opts = {}) {
     if (!this.port) {
       return Promise.reject(
         new PanelRequestError(
@@ -75,7 +78,7 @@ export class PanelClient {
         reject(
           new PanelRequestError('timeout', `no answer to ${method} in time`),
         );
-      }, this.timeoutMs);
+      }, opts.timeoutMs ?? this.timeoutMs);
       this.pending.set(id, { resolve, reject, timer });
       try {
         this.port.postMessage({ id, method, params });

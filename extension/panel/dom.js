@@ -2,6 +2,9 @@
 // textContent; prompts are keyed by request id and updated in place, so a
 // countdown tick never resets the minutes the user is typing.
 
+import { renderChat } from './chatdom.js';
+import { el } from './el.js';
+import { sessionRows } from './chatview.js';
 import {
   DEFAULT_SITE_MINUTES,
   MAX_SITE_MINUTES,
@@ -11,14 +14,6 @@ import {
   statusView,
   timelineView,
 } from './view.js';
-
-/** Creates an element with a class and optional text. */
-export function el(doc, tag, className, text) {
-  const e = doc.createElement(tag);
-  if (className) e.className = className;
-  if (text != null) e.textContent = text;
-  return e;
-}
 
 /** The page's fixed elements, by id. */
 export function bind(doc) {
@@ -35,6 +30,21 @@ export function bind(doc) {
     status: get('status'),
     timeline: get('timeline'),
     noTimeline: get('no-timeline'),
+    conversation: get('conversation'),
+    noConversation: get('no-conversation'),
+    lost: get('conversation-lost'),
+    redaction: get('redaction'),
+    provider: get('provider'),
+    providerProblem: get('provider-problem'),
+    newChat: get('chat-new'),
+    exportBtn: get('export'),
+    exportStatus: get('export-status'),
+    exportText: get('export-text'),
+    exportLink: get('export-link'),
+    composer: get('composer'),
+    input: get('chat-input'),
+    send: get('chat-send'),
+    hint: get('composer-hint'),
   };
 }
 
@@ -211,12 +221,16 @@ export function renderPrompts(els, prompts, live, decide) {
  */
 export function renderer(els, decide) {
   const live = new Map(); // request id → the prompt's elements
+  const entries = new Map(); // conversation entry key → its element
   const act = (id, decision, minutes) => decide(id, decision, minutes.value);
   return (model, now) => {
     renderBadge(els, badgeView(model.phase(now)));
     renderPrompts(els, promptsView(model, now), live, act);
     els.noPrompts.textContent = emptyText(model);
-    renderStatus(els, statusView(model, now));
+    renderStatus(els, [...statusView(model, now), ...sessionRows(model)]);
     renderTimeline(els, timelineView(model));
+    if (els.conversation && renderChat(els, model, entries)) {
+      els.onAdded?.();
+    }
   };
 }

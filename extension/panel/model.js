@@ -1,6 +1,10 @@
 // The agent panel's state: what the worker and the daemon told it, and the
 // state machine idle → connecting → ready → needs_approval → degraded →
 // error derived from it. Pure logic: no DOM, no chrome.*, time passed in.
+// The conversation with the daemon's agent is its own pure reducer
+// (conversation.js); the model holds its current state.
+
+import { emptyConversation, reduceConversation } from './conversation.js';
 
 /** How long the link may be down before the panel says it is broken. */
 export const ERROR_AFTER_MS = 10_000;
@@ -30,6 +34,53 @@ export class PanelModel {
     this.busy = new Map(); // request_id → decision being sent
     this.errors = new Map(); // request_id → message shown under the prompt
     this.timeline = []; // newest first
+    this.conv = emptyConversation(); // the chat with the daemon's agent
+    this.chat = 'unknown'; // unknown | available | unavailable (old daemon)
+    this.providers = null; // the panel.providers answer
+    this.providersError = null;
+    this.provider = null; // the user's choice; null: the daemon's default
+    this.exported = null; // {busy} | {name, size, url} | {error}
+  }
+
+  /** Applies a conversation action (see reduceConversation). */
+  dispatch(action) {
+    this.conv = reduceConversation(this.conv, action);
+  }
+
+  /** The panel.providers answer. */
+  setProviders(res) {
+    const list = Array.isArray(res?.providers)
+      ? res.providers.filter((p) => typeof p?.name === 'string' && p.name)
+      : [];
+    this.providers = {
+      list,
+      default: typeof res?.default === 'string' ? res.default : '',
+    };
+    this.providersError = null;
+    if (this.provider && !list.some((p) => p.name === this.provider)) {
+      this.provider = null;
+    }
+  }
+
+  providersFailed(message) {
+    this.providersError = message;
+  }
+
+  /** Whether the user can send a chat message now. */
+  canSend() {
+    return (
+      this.port === 'open' &&
+      this.link?.state === 'ready' &&
+      this.chat !== 'unavailable' &&
+      this.conv.running === null
+    );
+  }
+
+  /** The provider a message goes to: the chosen one, else the default. */
+  selectedProvider() {
+    const list = this.providers?.list ?? [];
+    const name = this.provider ?? this.providers?.default;
+    return list.find((p) => p.name === name) ?? list[0] ?? null;
   }
 
   portConnecting(now) {
@@ -255,12 +306,40 @@ export class PanelModel {
           'default (every change asks you first).',
       };
     }
+    const redactionError = this.status.redaction?.error;
+    if (typeof redactionError === 'string' && redactionError) {
+      return {
+        state: 'degraded',
+        detail:
+          'The redaction policy is broken, so Gasoline blocks what it ' +
+          `would show the agent: ${redactionError}`,
+        fix:
+          'Fix redaction.json, or delete it to go back to the built-in ' +
+          'policy.',
+      };
+    }
+    const provider = this.selectedProvider();
+    if (provider && provider.healthy === false) {
+      const why = provider.error ? ` (${provider.error})` : '';
+      return {
+        state: 'degraded',
+        detail:
+          `The model provider “${provider.name}” is not available${why}. ` +
+          'Chat answers fail until it is back; approvals still work.',
+        fix:
+          'Choose another provider under Conversation, or check its ' +
+          'settings in the daemon’s config file.',
+      };
+    }
     if (this.sessions() === 0) {
+      const chat = provider?.healthy
+        ? ' You can also chat with the panel’s agent below.'
+        : '';
       return {
         state: 'degraded',
         detail:
           'Gasoline is running, but no agent is connected. Start your AI ' +
-          'client (its MCP config runs “gasoline-host --mcp”).',
+          `client (its MCP config runs “gasoline-host --mcp”).${chat}`,
       };
     }
     return {

@@ -42,7 +42,7 @@ const CLASSES = Object.freeze({
 
 export const DEFAULT_SITE_MINUTES = 15;
 export const MAX_SITE_MINUTES = 480;
-const NONE = '—';
+export const NONE = '—';
 
 /** The header badge and the banner under it. */
 export function badgeView(phase) {
@@ -168,8 +168,14 @@ function linkText(model, now) {
   }
 }
 
-function counter(value) {
+export function counter(value) {
   return Number.isFinite(value) ? String(value) : NONE;
+}
+
+/** A redaction policy version: "gasoline-redact/1" (or a number). */
+function versionText(value) {
+  if (typeof value === 'string' && value) return value;
+  return counter(value);
 }
 
 /** The status area: [label, value] rows. */
@@ -198,7 +204,10 @@ export function statusView(model, now) {
       t ? `${counter(t.stdio)} stdio · ${counter(t.http)} http` : NONE,
     ],
     ['Approval policy', policy],
-    ['Redaction policy', counter(red.policy_version)],
+    [
+      'Redaction policy',
+      red.error ? `broken: ${red.error}` : versionText(red.policy_version),
+    ],
     ['Values redacted', counter(red.redacted_count)],
     ['Outputs blocked', counter(red.blocked_count)],
   ];

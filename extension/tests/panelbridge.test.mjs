@@ -80,6 +80,32 @@ test('panel requests go to the daemon and the reply comes back', async () => {
   assert.deepEqual(port.sent.at(-1), { id: 1, result: { ok: true } });
 });
 
+test('the chat methods go to the daemon; panel.event pushes reach every panel', async () => {
+  const { bridge, open, calls } = setup();
+  const a = open();
+  const b = open();
+  const requests = [
+    ['panel.chat', { message: 'hi', tab_id: 7, provider: 'local' }],
+    ['panel.history', { conversation_id: 'c1', after_seq: 3 }],
+    ['panel.providers', {}],
+    ['panel.export', { conversation_id: 'c1' }],
+  ];
+  requests.forEach(([method, params], i) =>
+    a.deliver({ id: i + 1, method, params }),
+  );
+  await flush();
+  assert.deepEqual(calls, requests);
+  assert.deepEqual(
+    a.sent.filter((m) => m.id).map((m) => m.id),
+    [1, 2, 3, 4],
+  );
+  const ev = { conversation_id: 'c1', turn_id: 't1', seq: 1, kind: 'user' };
+  assert.equal(bridge.event('panel.event', ev), true);
+  for (const port of [a, b]) {
+    assert.deepEqual(port.sent.at(-1), { method: 'panel.event', params: ev });
+  }
+});
+
 test('daemon errors reach the panel with their code', async () => {
   const { open, answer } = setup();
   answer(async () => {
@@ -100,21 +126,21 @@ test('daemon errors reach the panel with their code', async () => {
   });
 });
 
-test('methods outside the panel’s three are refused, not forwarded', async () => {
+test('methods outside the panel’s are refused, not forwarded', async () => {
   const { open, calls } = setup();
   const port = open();
-  for (const method of ['hello', 'cdp.send', 'tabs.create']) {
+  const refused = ['hello', 'cdp.send', 'tabs.create', 'panel.anything'];
+  for (const method of refused) {
     port.deliver({ id: 2, method, params: {} });
   }
   port.deliver({ method: 'approvals.list' }); // no id: dropped
   await flush();
   assert.deepEqual(calls, []);
   const errors = port.sent.filter((m) => m.error).map((m) => m.error.code);
-  assert.deepEqual(errors, [
-    'unknown_method',
-    'unknown_method',
-    'unknown_method',
-  ]);
+  assert.deepEqual(
+    errors,
+    refused.map(() => 'unknown_method'),
+  );
 });
 
 test('link states and approval events reach every panel', () => {
@@ -198,7 +224,11 @@ test('viaConnector refuses until the handshake is done', async () => {
     await viaConnector({ ready: true, link })('panel.status', {}),
     { fine: 1 },
   );
-  assert.deepEqual(sent, [['panel.status', {}, { timeoutMs: 10_000 }]]);
+  await viaConnector({ ready: true, link })('panel.export', {});
+  assert.deepEqual(sent, [
+    ['panel.status', {}, { timeoutMs: 10_000 }],
+    ['panel.export', {}, { timeoutMs: 30_000 }],
+  ]);
 });
 
 test('wirePanel registers onConnect and opens the panel from the toolbar', async () => {

@@ -53,6 +53,11 @@ export class FakeElement {
     for (const n of nodes) this.insertBefore(n, null);
   }
   insertBefore(node, ref) {
+    if (ref && ref.parent !== this) {
+      // As the DOM's NotFoundError.
+      throw new Error('fake DOM: insertBefore: ref is not a child');
+    }
+    if (ref === node) return node;
     node.remove();
     const i = ref ? this.children.indexOf(ref) : -1;
     if (i < 0) this.children.push(node);
@@ -82,6 +87,13 @@ export class FakeElement {
   click() {
     if (this.disabled) return;
     for (const fn of this.listeners.click ?? []) fn({ target: this });
+  }
+  /** Fires an event of type at the element's listeners. */
+  emit(type, props = {}) {
+    const ev = { target: this, defaultPrevented: false, ...props };
+    ev.preventDefault = () => (ev.defaultPrevented = true);
+    for (const fn of this.listeners[type] ?? []) fn(ev);
+    return ev;
   }
   /** Every descendant, depth first. */
   *walk() {
@@ -131,6 +143,21 @@ export function fakeDocument() {
     ['status', 'dl'],
     ['no-timeline', 'p'],
     ['timeline', 'ol'],
+    ['provider', 'select'],
+    ['provider-problem', 'p'],
+    ['chat-new', 'button'],
+    ['export', 'button'],
+    ['redaction', 'p'],
+    ['conversation-lost', 'p'],
+    ['no-conversation', 'p'],
+    ['conversation', 'ol'],
+    ['export-status', 'p'],
+    ['export-text', 'span'],
+    ['export-link', 'a'],
+    ['composer', 'form'],
+    ['chat-input', 'textarea'],
+    ['chat-send', 'button'],
+    ['composer-hint', 'p'],
   ];
   for (const [id, tag] of ids) {
     const e = new FakeElement(tag);

@@ -211,3 +211,62 @@ test('a ready of a new epoch (the host reconnected to a new daemon) re-fetches',
   assert.equal(m.linkChanged({ ...READY, epoch: 1 }), false);
   assert.equal(m.linkChanged({ ...READY, epoch: 2 }), true);
 });
+
+test('providers: the chosen one, else the default; an unhealthy one degrades', () => {
+  const m = ready();
+  assert.equal(m.selectedProvider(), null);
+  m.setProviders({
+    providers: [
+      { name: 'local', healthy: true },
+      { name: 'claude', healthy: false, error: 'HTTP 401' },
+      { healthy: true }, // no name: dropped
+    ],
+    default: 'claude',
+  });
+  assert.deepEqual(
+    m.providers.list.map((p) => p.name),
+    ['local', 'claude'],
+  );
+  assert.equal(m.selectedProvider().name, 'claude');
+  const p = m.phase(0);
+  assert.equal(p.state, 'degraded');
+  assert.match(p.detail, /“claude” is not available \(HTTP 401\)/);
+  assert.match(p.fix, /Choose another provider/);
+  m.provider = 'local';
+  assert.equal(m.phase(0).state, 'ready');
+  // A provider that disappears falls back to the default.
+  m.setProviders({ providers: [{ name: 'claude', healthy: true }] });
+  assert.equal(m.provider, null);
+  assert.equal(m.selectedProvider().name, 'claude');
+});
+
+test('no agent connected but a healthy provider: still degraded, says chat works', () => {
+  const m = ready(STATUS(0));
+  m.setProviders({ providers: [{ name: 'local', healthy: true }] });
+  const p = m.phase(0);
+  assert.equal(p.state, 'degraded');
+  assert.match(p.detail, /no agent is connected.*chat with the panel’s agent/);
+});
+
+test('a broken redaction policy degrades; approvals still come first', () => {
+  const m = ready(STATUS(1, { redaction: { error: 'bad regex' } }));
+  const p = m.phase(0);
+  assert.equal(p.state, 'degraded');
+  assert.match(p.detail, /redaction policy is broken.*bad regex/);
+  m.approvalEvent(ev('requested', req('r1')));
+  assert.equal(m.phase(0).state, 'needs_approval');
+});
+
+test('canSend: linked, chat available, no turn running', () => {
+  const m = ready();
+  assert.equal(m.canSend(), true);
+  m.dispatch({ type: 'send', text: 'hi', at: '' });
+  assert.equal(m.canSend(), false, 'a turn is running');
+  m.dispatch({ type: 'chat_failed', local: 1, error: 'x' });
+  assert.equal(m.canSend(), true);
+  m.chat = 'unavailable';
+  assert.equal(m.canSend(), false);
+  m.chat = 'available';
+  m.linkChanged({ state: 'closed' });
+  assert.equal(m.canSend(), false);
+});

@@ -93,7 +93,15 @@ func (a *act) do(ctx context.Context, o runOpts, fn func(ctx context.Context, a 
 				Message: fmt.Sprintf("a %s dialog (%q) blocks tab %d; answer it with handle_dialog first", d.Type, d.Message, a.tab)}
 		}
 	}
-	main, _ := a.t.rootFrame(ctx, a.s, "") // cached after the tab's first action
+	var main cdproto.FrameID
+	if o.dialogOK {
+		// A dialog can block the renderer, and with it Page.getFrameTree
+		// (a page that alerts while loading, before any action cached the
+		// frame): handle_dialog uses the cached frame only.
+		main = a.t.cachedRoot("")
+	} else {
+		main, _ = a.t.rootFrame(ctx, a.s, "") // cached after the tab's first action
+	}
 	a.w = a.e.watch(a.s, main, a.e.cfg.Capture == nil)
 	if !o.keepCursor {
 		a.skipCaptured()

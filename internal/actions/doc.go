@@ -31,10 +31,20 @@
 // tab's session; a JavaScript dialog that opens mid-action ends the action
 // with the dialog reported instead of hanging on it.
 //
+// Agents' tabs are usually background tabs, which Chrome draws about once
+// a second, and it delivers a mouse move only with the page's next frame.
+// So a click sends no move (press and release set the hover state
+// themselves), a page found hidden is switched to focus emulation
+// (Emulation.setFocusEmulationEnabled, as Playwright does) before pointer
+// input, and hover and drag, which need moves, may take up to a second per
+// move in a background tab.
+//
 // # What changed
 //
-// Every answer carries Changes: url and title before → after (two probes;
-// execute_js skips them and reports navigations from events), whether the
+// Every answer carries Changes: url and title before → after (probes that
+// ride on the action's own page calls where they can; execute_js skips them
+// and reports navigations from events; an action that makes the page
+// follow a link waits, bounded, for the new document), whether the
 // main frame navigated (every ref is then stale), dialogs opened, new
 // console errors and exceptions, failed requests and requests still in
 // flight (from the capture buffers when Config.Capture is set, else from

@@ -16,10 +16,10 @@ type SelectArgs struct {
 }
 
 const (
-	selectJS = `function (v) { return globalThis.__gasolineActions.selectOption(this, v) }`
-	optionJS = `function (v) { return globalThis.__gasolineActions.option(v) }`
-	labelJS  = `function () { return this.labels && this.labels[0] || null }`
-	stateJS2 = `function () { return globalThis.__gasolineActions.prepare(this, {}) }`
+	selectJS     = `function (v) { return globalThis.__gasolineActions.selectOption(this, v) }`
+	optionJS     = `function (v) { return globalThis.__gasolineActions.option(v) }`
+	labelJS      = `function () { return this.labels && this.labels[0] || null }`
+	checkStateJS = `function () { return globalThis.__gasolineActions.prepare(this, {}) }`
 )
 
 // Select chooses an option: on a native <select> by value or label (the
@@ -141,7 +141,7 @@ func (a *act) doCheck(ctx context.Context, el *elem, want bool) error {
 		return a.done(err, el.desc, "clicked "+el.desc)
 	}
 	var after prep
-	if err := a.callEl(ctx, el, stateJS2, &after); err != nil {
+	if err := a.callEl(ctx, el, checkStateJS, &after); err != nil {
 		return err
 	}
 	if after.Checked == nil || *after.Checked != want {

@@ -20,6 +20,7 @@ import (
 // saw is exactly what arrived before each of its steps answered.
 type watcher struct {
 	subs    map[string]<-chan jsonv2.Value
+	order   []string // drain order of subs (see watch)
 	cancels []func()
 
 	dialogs   []DialogInfo
@@ -36,8 +37,14 @@ type watcher struct {
 // exceptions and failed requests (when capture is not wired).
 func (e *Engine) watch(s cdproto.Session, mainFrame cdproto.FrameID, errs bool) *watcher {
 	w := &watcher{subs: map[string]<-chan jsonv2.Value{}, mainFrame: mainFrame}
-	methods := []string{page.JavascriptDialogOpening.Method, page.FrameNavigated.Method, page.NavigatedWithinDocument.Method,
-		page.FrameRequestedNavigation.Method, page.FrameStoppedLoading.Method}
+	// Each method has its own channel, so the order between methods is
+	// lost; drain restores what matters: a FrameStoppedLoading of the
+	// previous load that is still buffered when a link is followed must be
+	// read before the request (it is older), or it would end the wait for
+	// the new document at once. Stops are drained first, then requests,
+	// then navigations.
+	methods := []string{page.FrameStoppedLoading.Method, page.FrameRequestedNavigation.Method, page.JavascriptDialogOpening.Method,
+		page.FrameNavigated.Method, page.NavigatedWithinDocument.Method}
 	if errs {
 		methods = append(methods, runtime.ExceptionThrown.Method, runtime.ConsoleAPICalled.Method,
 			network.LoadingFailed.Method, network.ResponseReceived.Method)
@@ -45,6 +52,7 @@ func (e *Engine) watch(s cdproto.Session, mainFrame cdproto.FrameID, errs bool) 
 	for _, m := range methods {
 		ch, cancel := s.Subscribe(m)
 		w.subs[m] = ch
+		w.order = append(w.order, m)
 		w.cancels = append(w.cancels, cancel)
 	}
 	return w
@@ -52,7 +60,11 @@ func (e *Engine) watch(s cdproto.Session, mainFrame cdproto.FrameID, errs bool) 
 
 // drain records every event already delivered.
 func (w *watcher) drain() {
-	for m, ch := range w.subs {
+	for _, m := range w.order {
+		ch, ok := w.subs[m]
+		if !ok {
+			continue
+		}
 		for more := true; more; {
 			select {
 			case raw, ok := <-ch:

@@ -34,6 +34,14 @@ var errWorldGone = errors.New("actions: the page's document was replaced")
 
 // rootFrame returns the root frame of a session (the tab's main frame, or
 // an out-of-process iframe's).
+// cachedRoot returns the root frame of a session if an action read it
+// already, else "".
+func (t *tabState) cachedRoot(sid string) cdproto.FrameID {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.mainFrame[sid]
+}
+
 func (t *tabState) rootFrame(ctx context.Context, s cdproto.Session, sid string) (cdproto.FrameID, error) {
 	t.mu.Lock()
 	f, ok := t.mainFrame[sid]

@@ -116,6 +116,8 @@ func New(opts *Options) (*Engine, error) {
 //
 // req.Scope.Origin may be an origin or the page URL; it is canonicalized.
 func (e *Engine) Require(ctx context.Context, req Request, budget time.Duration) (Grant, error) {
+	onPending := req.OnPending
+	req.OnPending = nil // records and events never hold the caller's hook
 	if err := e.prepare(&req); err != nil {
 		return Grant{}, err
 	}
@@ -132,7 +134,7 @@ func (e *Engine) Require(ctx context.Context, req Request, budget time.Duration)
 		if err != nil || r == nil {
 			return g, err
 		}
-		return e.wait(ctx, r, req, budget)
+		return e.wait(ctx, r, req, budget, onPending)
 	}
 	if g, ok := e.st.useGrant(req, now); ok {
 		return g, nil
@@ -141,7 +143,7 @@ func (e *Engine) Require(ctx context.Context, req Request, budget time.Duration)
 	if err != nil {
 		return Grant{}, err
 	}
-	return e.wait(ctx, r, req, budget)
+	return e.wait(ctx, r, req, budget, onPending)
 }
 
 // RequireForTrigger is Require for an automatic trigger (agent_watch): it
@@ -218,7 +220,10 @@ func (e *Engine) checkPolicy(req *call) error {
 
 // wait blocks until r is decided, budget passes, r's own lifetime ends or
 // ctx is done, then collects the outcome.
-func (e *Engine) wait(ctx context.Context, r *record, c Request, budget time.Duration) (Grant, error) {
+func (e *Engine) wait(ctx context.Context, r *record, c Request, budget time.Duration, onPending func(Request)) (Grant, error) {
+	if onPending != nil {
+		onPending(e.st.requestOf(r))
+	}
 	if d := min(budget, r.req.ExpiresAt.Sub(e.opts.Clock.Now())); d > 0 {
 		t := e.opts.Clock.NewTimer(d)
 		defer t.Stop()

@@ -213,3 +213,12 @@ func (s *state) subscribe(n int) (<-chan Event, func()) {
 		})
 	}
 }
+
+// requestOf returns a copy of r's request.
+func (s *state) requestOf(r *record) Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := r.req
+	q.OnPending, q.ApprovalID = nil, ""
+	return q
+}

@@ -47,6 +47,11 @@ type Request struct {
 	// Trigger marks a call started automatically (agent_watch), not by the
 	// agent: only read-only modes that the policy allows outright may run.
 	Trigger bool `json:"-"`
+	// OnPending, when set, is called once Require has a pending request
+	// to wait on (new, joined or retried), with that request, before the
+	// wait: the dispatcher asks the user through MCP elicitation with it.
+	// It runs on the caller's goroutine and must not block.
+	OnPending func(Request) `json:"-"`
 }
 
 // Kind is the kind of a user's approval.

@@ -72,9 +72,9 @@ type Options struct {
 	MaxBytes int64 // rotate before the file would pass this; default 10 MiB
 	Keep     int   // rotated files kept (audit.jsonl.1 … .Keep); default 5
 	// Redact, when set, is applied to every string field of every entry
-	// before it is written. A panic in it fails the Write (nothing is
-	// written).
-	Redact         func(string) string
+	// before it is written (the redaction gateway's server stage). An
+	// error or a panic in it fails the Write: nothing is written.
+	Redact         func(string) (string, error)
 	SyncEveryWrite bool             // fsync after each entry (see the package doc)
 	Now            func() time.Time // default time.Now
 }
@@ -231,8 +231,12 @@ func (l *Log) redact(e *Entry) (err error) {
 		}
 	}()
 	for _, s := range []*string{&e.SessionID, &e.Kind, &e.Action, &e.Class, &e.Decision, &e.RequestID, &e.ApprovalID, &e.Reason, &e.Result} {
-		if l.opts.Redact != nil {
-			*s = l.opts.Redact(*s)
+		if l.opts.Redact != nil && *s != "" {
+			r, rerr := l.opts.Redact(*s)
+			if rerr != nil {
+				return fmt.Errorf("audit: redaction failed, the entry was not written: %w", rerr)
+			}
+			*s = r
 		}
 		if len(*s) > MaxField {
 			*s = truncate(*s, MaxField)

@@ -3,6 +3,7 @@ package audit
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -99,7 +100,7 @@ func TestEntryShape(t *testing.T) {
 // fails the write and writes nothing.
 func TestRedactEveryField(t *testing.T) {
 	const secret = "sk-live-SECRET"
-	l, path := open(t, &Options{Redact: func(s string) string { return strings.ReplaceAll(s, secret, "[REDACTED:key]") }})
+	l, path := open(t, &Options{Redact: func(s string) (string, error) { return strings.ReplaceAll(s, secret, "[REDACTED:key]"), nil }})
 	e := Entry{SessionID: secret, Kind: secret, Action: secret, Class: secret, Decision: secret,
 		RequestID: secret, ApprovalID: secret, Reason: "token " + secret, Result: secret}
 	if err := l.Write(e); err != nil {
@@ -110,11 +111,19 @@ func TestRedactEveryField(t *testing.T) {
 		t.Fatalf("written line %s", raw)
 	}
 
-	bad, badPath := open(t, &Options{Redact: func(string) string { panic("engine error") }})
+	bad, badPath := open(t, &Options{Redact: func(string) (string, error) { panic("engine error") }})
 	if err := bad.Write(call(1)); err == nil {
 		t.Fatal("Write with a failing redaction hook succeeded")
 	}
 	if raw, _ := os.ReadFile(badPath); len(raw) != 0 {
+		t.Fatalf("a failed redaction still wrote %q", raw)
+	}
+
+	failing, failPath := open(t, &Options{Redact: func(string) (string, error) { return "", errors.New("redact: output blocked") }})
+	if err := failing.Write(call(1)); err == nil || !strings.Contains(err.Error(), "redaction failed") {
+		t.Fatalf("Write with an erroring redaction hook: %v", err)
+	}
+	if raw, _ := os.ReadFile(failPath); len(raw) != 0 {
 		t.Fatalf("a failed redaction still wrote %q", raw)
 	}
 }

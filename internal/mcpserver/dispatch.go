@@ -24,7 +24,7 @@ func (s *Server) toolHandler(tool string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		sess := s.sessionFor(req.Session)
-		res, key, class := s.dispatch(ctx, sess, tool, req.Params.Arguments)
+		res, key, class := s.dispatch(withPeer(ctx, req.Session), sess, tool, req.Params.Arguments)
 		d := time.Since(start)
 		s.log.Info("tool call", "tool", key, "session", sess.ID(), "args_bytes", len(req.Params.Arguments),
 			"is_error", res.IsError, "ms", d.Milliseconds())
@@ -37,14 +37,21 @@ func (s *Server) toolHandler(tool string) mcp.ToolHandler {
 	}
 }
 
-// dispatch validates the call, checks its classification and gate, and runs
-// it. It returns the result, and "tool.mode" and its class for the log.
+// dispatch validates the call, checks its classification and gate, runs it
+// and passes the result through the redaction gateway (Options.Redact). It
+// returns the result, and "tool.mode" and its class for the log.
 func (s *Server) dispatch(ctx context.Context, sess *session.Session, tool string, raw json.RawMessage) (*mcp.CallToolResult, string, tools.Class) {
+	res, key, class := s.route(ctx, sess, tool, raw)
+	return s.redactResult(sess.ID(), res), key, class
+}
+
+// route is dispatch before redaction.
+func (s *Server) route(ctx context.Context, sess *session.Session, tool string, raw json.RawMessage) (*mcp.CallToolResult, string, tools.Class) {
 	tc, terr := tools.Parse(tool, raw)
 	if terr != nil {
 		return errorResult(terr), tool + ".?", ""
 	}
-	c := &Call{Call: tc, Session: sess}
+	c := &Call{Call: tc, Session: sess, Peer: peerOf(ctx), srv: s}
 	key, class := tc.Mode.Key(), tc.Mode.Class
 	h, ok := s.handler(tc.Mode)
 	if !ok {

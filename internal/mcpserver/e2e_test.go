@@ -161,7 +161,7 @@ func healthPID(t *testing.T, c *stdioConn, id int) int {
 				PID     int `json:"pid"`
 				Session struct {
 					Client struct{ Name string } `json:"client"`
-				} `json:"session"`
+				} `json:"caller"`
 			} `json:"structuredContent"`
 		} `json:"result"`
 	}

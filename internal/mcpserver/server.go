@@ -36,6 +36,15 @@ type Options struct {
 	// Audit, when set, records every tool call (never its arguments or
 	// result): session, "tool.mode", class, duration, whether it failed.
 	Audit func(sessionID, key string, class tools.Class, d time.Duration, failed bool) error
+	// Redact is the server stage of the redaction gateway for results:
+	// every tool result (text and structured content, errors included)
+	// passes it in dispatch before it leaves; an error blocks the result
+	// with redaction_failed. nil leaves results as they are (the daemon
+	// always sets it).
+	Redact Redactor
+	// MaskSelectors, when set, returns the user's extra screenshot mask
+	// selectors (Call.MaskSelectors).
+	MaskSelectors func() ([]string, error)
 	// Sessions configures the session manager (TTL, result retention, clock).
 	Sessions session.Options
 	Logger   *slog.Logger
@@ -68,6 +77,11 @@ type Server struct {
 type Call struct {
 	*tools.Call
 	Session *session.Session
+	// Peer is the MCP client's SDK session (for elicitation); nil for
+	// calls that did not come from an MCP client.
+	Peer *mcp.ServerSession
+
+	srv *Server
 }
 
 // Handler implements one mode. It returns a JSON object (a struct or map)

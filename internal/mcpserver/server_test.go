@@ -103,7 +103,7 @@ func TestHealthAndDescribe(t *testing.T) {
 	cs := f.client(t)
 	_, h := call(t, cs, "configure", map[string]any{"what": "health"})
 	if h["version"] != "9.9.9" || h["pid"] != 42.0 || dig(h, "transport_status", "extension") != "connected" ||
-		dig(h, "session", "client", "name") != "unit" || dig(h, "modes", "served") != 5.0 {
+		dig(h, "caller", "client", "name") != "unit" || dig(h, "modes", "served") != 5.0 {
 		t.Errorf("health = %v", h)
 	}
 	_, d := call(t, cs, "configure", map[string]any{"what": "describe_capabilities", "tool": "interact", "mode": "navigate"})

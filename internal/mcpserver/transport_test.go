@@ -114,7 +114,7 @@ func TestClientVanishesMidCall(t *testing.T) {
 	a.c.CloseNow() // vanish mid-call
 
 	got := b.roundTrip(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"configure","arguments":{"what":"health"}}}`)
-	if dig(got, "result", "structuredContent", "session", "session_id") != b.session {
+	if dig(got, "result", "structuredContent", "caller", "session_id") != b.session {
 		t.Fatalf("other session's call: %v", got)
 	}
 	close(release)

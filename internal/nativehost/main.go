@@ -13,6 +13,8 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/extid"
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
+	"github.com/gasoline-mcp/gasoline/internal/redact"
+	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
 // Main runs native-messaging mode for the caller origin Chrome passed. Only
@@ -27,10 +29,17 @@ func Main(ctx context.Context, origin string, args []string, stdin io.Reader, st
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})).With("component", "gasoline-host")
+	var store *redact.Store
+	if dir, err := state.Dir(); err == nil {
+		store = redact.OpenStore(redact.PathIn(dir))
+	} else {
+		store = redact.OpenStore(redact.PathIn(os.TempDir() + "/gasoline-no-state-dir"))
+	}
 	return Run(ctx, Config{
-		In:  stdin,
-		Out: stdout,
-		Log: log,
+		In:        stdin,
+		Out:       stdout,
+		Log:       log,
+		Redaction: store,
 		Ensure: func(ctx context.Context) (launcher.Daemon, error) {
 			return launcher.Ensure(ctx, launcher.Options{Logger: log})
 		},

@@ -17,6 +17,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
 	"github.com/gasoline-mcp/gasoline/internal/nativemsg"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
+	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/version"
 )
 
@@ -28,6 +29,9 @@ type Config struct {
 	Ensure func(ctx context.Context) (launcher.Daemon, error)
 	// Backoff bounds the wait between reconnect attempts; defaults 250ms..5s.
 	MinBackoff, MaxBackoff time.Duration
+	// Redaction is the live redaction policy for the source stage
+	// (source.go); nil relays page data unredacted (relay tests only).
+	Redaction *redact.Store
 }
 
 // maxWS bounds one message from the daemon.
@@ -51,6 +55,8 @@ type relay struct {
 	hello   []byte           // the extension's last hello request, replayed on reconnect
 	conns   int              // daemon connections made so far
 	readErr error            // why input ended (nil: clean EOF)
+
+	src source // the source stage of the redaction gateway
 }
 
 // Run relays until Chrome closes stdin (returns nil) or stdout breaks.
@@ -70,6 +76,7 @@ func Run(ctx context.Context, cfg Config) error {
 		out:     nativemsg.NewWriter(cfg.Out),
 		in:      make(chan []byte, 64),
 		pending: map[int64]string{},
+		src:     source{store: cfg.Redaction, log: cfg.Log, tracked: map[int64]bool{}},
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -17,6 +17,7 @@ import (
 func (r *relay) session(ctx context.Context, c *websocket.Conn) (done bool, err error) {
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	defer r.src.reset()
 
 	r.mu.Lock()
 	hello := r.hello
@@ -74,6 +75,9 @@ func (r *relay) session(ctx context.Context, c *websocket.Conn) (done bool, err 
 // they can be failed if the daemon goes away.
 func (r *relay) up(ctx context.Context, c *websocket.Conn, msg []byte) error {
 	m := peek(msg)
+	if msg = r.src.up(msg, m); msg == nil {
+		return nil // page data the redaction engine refused: dropped
+	}
 	if m.isRequest() {
 		if m.Method == protocol.MethodHello {
 			r.setHello(msg)
@@ -98,11 +102,13 @@ func (r *relay) down(ctx context.Context, c *websocket.Conn) error {
 		if err != nil {
 			return err
 		}
-		if h := peek(msg); h.isReply() {
+		h := peek(msg)
+		if h.isReply() {
 			r.mu.Lock()
 			delete(r.pending, h.ID)
 			r.mu.Unlock()
 		}
+		r.src.down(msg, h)
 		if err := r.out.WriteMessage(msg); err != nil {
 			return writeStdoutError{err}
 		}

@@ -3,12 +3,14 @@ package observe
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	_ "image/jpeg" // DecodeConfig of JPEG screenshots
 	_ "image/png"  // DecodeConfig of PNG screenshots
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -40,16 +42,64 @@ type ScreenshotResult struct {
 	Height int    `json:"height"`
 	Path   string `json:"path,omitempty"`
 	Masked bool   `json:"masked"` // password and card fields were masked
+	// MaskedElements counts the elements the mask covered.
+	MaskedElements int `json:"masked_elements"`
 }
 
-// maskCSS hides sensitive fields while the screenshot is taken.
-const maskCSS = `input[type=password i],input[autocomplete^="cc-" i],input[name*=card i],input[name*=cvv i],input[name*=cvc i],[data-gasoline-mask]` +
-	`{color:#000 !important;-webkit-text-fill-color:#000 !important;background:#000 !important}`
+// maskSelectors are always masked: password fields and card fields (by
+// autocomplete token and by name), and anything marked data-gasoline-mask.
+// The user adds selectors in the redaction policy (mask_selectors).
+var maskSelectors = []string{
+	`input[type=password i]`,
+	`input[autocomplete^="cc-" i]`, `input[autocomplete*=" cc-" i]`,
+	`input[name*=card i]`, `input[id*=card i]`, `input[name*=cvv i]`, `input[name*=cvc i]`, `input[name*=csc i]`,
+	`input[id*=cvv i]`, `input[id*=cvc i]`, `input[name*=ccnum i]`, `input[name*=cc-num i]`,
+	`[data-gasoline-mask]`,
+}
 
-const maskOn = `(() => { if (!document.getElementById('__gasoline_mask')) { const s = document.createElement('style');
-s.id = '__gasoline_mask'; s.textContent = %q; (document.head || document.documentElement).appendChild(s); } return document.visibilityState; })()`
+// maskRule paints a masked element black, content and children included.
+const maskRule = `{filter:brightness(0) !important;color:#000 !important;-webkit-text-fill-color:#000 !important;` +
+	`background:#000 !important;text-shadow:none !important}`
 
-const maskOff = `(() => { document.getElementById('__gasoline_mask')?.remove(); return true; })()`
+// maskOn installs the mask (one rule per selector, so a selector the
+// browser rejects drops only its own rule), stamps it with a token, and
+// reports the tab's visibility and how many elements it covers.
+const maskOn = `((sels, rule, token) => {
+  document.getElementById('__gasoline_mask')?.remove();
+  const s = document.createElement('style');
+  s.id = '__gasoline_mask'; s.dataset.token = token;
+  s.textContent = sels.map((x) => x + rule).join('\n');
+  (document.head || document.documentElement).appendChild(s);
+  const hit = new Set();
+  for (const x of sels) { try { document.querySelectorAll(x).forEach((e) => hit.add(e)); } catch {} }
+  return {visibility: document.visibilityState, count: hit.size};
+})(%s, %q, %q)`
+
+// maskHeld reports whether the mask with token is still in the document
+// (a navigation during the capture would have dropped it), then removes it.
+const maskHeld = `((token) => { const s = document.getElementById('__gasoline_mask');
+  const ok = !!s && s.dataset.token === token; s?.remove(); return ok; })(%q)`
+
+// maskState is what maskOn reports.
+type maskState struct {
+	Visibility string `json:"visibility"`
+	Count      int    `json:"count"`
+}
+
+// applyMask installs the mask for the built-in and the user's selectors.
+// It fails closed: no mask, no screenshot.
+func applyMask(ctx context.Context, s *cdp.Session, c *mcpserver.Call) (token string, st maskState, err error) {
+	user, err := c.MaskSelectors()
+	if err != nil {
+		return "", st, tools.Errorf("redaction_failed", "the screenshot was refused because the redaction policy is not usable (%v); fix it (configure {what:\"redaction\", op:\"get\"} shows the error)", err)
+	}
+	sels, _ := json.Marshal(append(append([]string(nil), maskSelectors...), user...))
+	token = strconv.FormatInt(time.Now().UnixNano(), 36)
+	if err := evalJSON(ctx, s, fmt.Sprintf(maskOn, sels, maskRule, token), &st); err != nil {
+		return "", st, err
+	}
+	return token, st, nil
+}
 
 const elementRect = `(() => { const e = document.querySelector(%q); if (!e) return null; const r = e.getBoundingClientRect();
 return {x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height}; })()`
@@ -80,19 +130,23 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 	if p.Clip != nil {
 		p.CaptureBeyondViewport = ptr(true)
 	}
-	var ok bool
-	var visibility string
-	masked := evalJSON(ctx, s, fmt.Sprintf(maskOn, maskCSS), &visibility) == nil
-	data, err := captureImage(ctx, s, p, visibility == "hidden")
-	if masked {
-		uctx, ucancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		evalJSON(uctx, s, maskOff, &ok)
-		ucancel()
+	token, mask, err := applyMask(ctx, s, c)
+	if err != nil {
+		return nil, err
 	}
+	data, err := captureImage(ctx, s, p, mask.Visibility == "hidden")
+	var held bool
+	uctx, ucancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	herr := evalJSON(uctx, s, fmt.Sprintf(maskHeld, token), &held)
+	ucancel()
 	if err != nil {
 		return nil, tabs.ToolError(err)
 	}
-	r := ScreenshotResult{TabID: tab, Format: format, Bytes: len(data), Masked: masked}
+	if herr != nil || !held {
+		return nil, &tools.Error{Code: "page_changed", Retryable: true,
+			Message: fmt.Sprintf("tab %d changed while the screenshot was taken (the mask over sensitive fields was gone), so it was discarded; retry", tab)}
+	}
+	r := ScreenshotResult{TabID: tab, Format: format, Bytes: len(data), Masked: true, MaskedElements: mask.Count}
 	if cfg, _, err := image.DecodeConfig(bytes.NewReader(data)); err == nil {
 		r.Width, r.Height = cfg.Width, cfg.Height
 	}

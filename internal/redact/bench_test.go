@@ -97,6 +97,18 @@ func BenchmarkRedact100KB(b *testing.B) {
 	var v any
 	require.NoError(b, json.Unmarshal(doc, &v))
 	b.Run("Value", func(b *testing.B) { benchLatency(b, len(doc), func() error { _, _, err := e.Value(v); return err }) })
+	// What the dispatcher does with a tool result: build the context's
+	// JSON from Go values, then redact it.
+	b.Run("BuildAndRedact", func(b *testing.B) {
+		benchLatency(b, len(doc), func() error {
+			raw, err := json.Marshal(v)
+			if err != nil {
+				return err
+			}
+			_, _, err = e.JSON(raw)
+			return err
+		})
+	})
 	logs := consoleText(100 << 10)
 	b.Run("ConsoleText", func(b *testing.B) { benchLatency(b, len(logs), func() error { _, _, err := e.Text(logs); return err }) })
 }

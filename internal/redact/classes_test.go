@@ -188,3 +188,13 @@ func TestDeterministic(t *testing.T) {
 		require.Equal(t, st1, st2)
 	}
 }
+
+// TestPEMBackToBack: a malformed block never swallows the next one.
+func TestPEMBackToBack(t *testing.T) {
+	e := defaultEngine(t)
+	in := "-----BEGIN PRIVATE KEY----------END \n" + pemBlock + "\n" + pemBlock
+	got, st, err := e.Text(in)
+	require.NoError(t, err)
+	assert.NotContains(t, got, "MHcCAQEEIBase64Body")
+	assert.Equal(t, 3, st.ByClass["private_key"])
+}

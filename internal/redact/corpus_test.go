@@ -236,3 +236,21 @@ func TestCorpusMixedDocument(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, st.Redacted, len(loadCorpus(t)))
 }
+
+// TestCorpusAfterSecretLabel: a value that follows a secret-sounding label
+// ("aws_secret: aws_secret_access_key = …", as a log line that names the
+// class would read) is still redacted — the label must not swallow the
+// next pair's name and leave its value behind.
+func TestCorpusAfterSecretLabel(t *testing.T) {
+	e := testEngine(t)
+	for _, c := range loadCorpus(t) {
+		for _, label := range []string{c.Class + ": ", "password: ", "token = ", `"secret": `} {
+			in := "plant 7 " + label + c.Value + " (app.js:3)"
+			out, _, err := e.Text(in)
+			require.NoError(t, err)
+			assertNoSecret(t, out, c.Secret, c.Class+" after "+label)
+			again, _, _ := e.Text(out)
+			assert.Equal(t, out, again, "idempotent: %q", in)
+		}
+	}
+}

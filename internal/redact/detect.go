@@ -321,11 +321,14 @@ func pem(s string, i int) (span, bool) {
 	if end < 0 {
 		return span{start: i, end: len(s), label: string(PrivateKey)}, true
 	}
+	// The END line's closing dashes must be on that line: never eat the
+	// dashes of a block that follows ("-----END \n-----BEGIN …").
 	t := body + end + len("-----END ")
-	if k := strings.Index(s[t:min(len(s), t+64)], dashes); k >= 0 {
-		t += k + len(dashes)
+	le := min(lineEnd(s, t), t+64)
+	if k := strings.Index(s[t:le], dashes); k >= 0 {
+		le = t + k + len(dashes)
 	}
-	return span{start: i, end: t, label: string(PrivateKey)}, true
+	return span{start: i, end: le, label: string(PrivateKey)}, true
 }
 
 // userinfo matches the password in scheme://user:password@host.

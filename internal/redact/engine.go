@@ -56,6 +56,14 @@ func (e *Engine) PolicyVersion() string {
 	return e.c.version
 }
 
+// MaskSelectors returns the policy's screenshot mask selectors (a copy).
+func (e *Engine) MaskSelectors() []string {
+	if e == nil {
+		return nil
+	}
+	return append([]string(nil), e.c.masks...)
+}
+
 // MaxInputBytes returns the cap on one input.
 func (e *Engine) MaxInputBytes() int64 {
 	if e == nil {

@@ -106,6 +106,19 @@ func FuzzJSON(f *testing.F) {
 			t.Fatalf("planted %s survived\n in: %q\nout: %q", c.Class, doc, pout)
 		}
 		if valid {
+			// Cut in the last 16 bytes: the first planted copy is whole,
+			// and a truncated document must keep its redactions.
+			cut := doc[:len(doc)-1-int(pick)%16]
+			cout, _, err := e.JSON([]byte(cut))
+			if err != nil {
+				t.Fatalf("JSON(truncated) error: %v", err)
+			}
+			if strings.Contains(string(cout), c.Secret) {
+				t.Fatalf("planted %s survived truncation\n in: %q\nout: %q", c.Class, cut, cout)
+			}
+			if again, _, _ := e.JSON(cout); string(again) != string(cout) {
+				t.Fatalf("truncated not idempotent\n 1st: %q\n 2nd: %q", cout, again)
+			}
 			var v any
 			dec := json.NewDecoder(strings.NewReader(string(pout)))
 			dec.UseNumber()

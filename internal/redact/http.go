@@ -196,16 +196,34 @@ func (e *Engine) multipart(s string, i int) (span, bool) {
 		return span{}, false
 	}
 	ve := len(s)
-	if k := strings.Index(s[vs:], "\n--"); k >= 0 {
+	if k := boundaryLine(s[vs:]); k >= 0 {
 		ve = vs + k
 		if ve > vs && s[ve-1] == '\r' {
 			ve--
 		}
 	}
-	if ve <= vs || markerLen(s[vs:ve]) == ve-vs {
-		return span{}, false
+	if ve <= vs || onlySchemeLeft(s[vs:ve]) {
+		return span{}, false // nothing but markers left: redacted already
 	}
 	return span{start: vs, end: ve, label: r.label}, true
+}
+
+// boundaryLine returns the index of the newline before the next line that
+// starts with "--" (a multipart boundary), or -1. PEM BEGIN and END lines
+// are part of a value, not boundaries.
+func boundaryLine(s string) int {
+	for off := 0; ; {
+		k := strings.Index(s[off:], "\n--")
+		if k < 0 {
+			return -1
+		}
+		k += off
+		rest := s[k+1:]
+		if !strings.HasPrefix(rest, "-----BEGIN ") && !strings.HasPrefix(rest, "-----END ") {
+			return k
+		}
+		off = k + 1
+	}
 }
 
 // dispositionName returns the name="…" parameter of a Content-Disposition

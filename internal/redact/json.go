@@ -3,8 +3,9 @@ package redact
 // JSON redacts a JSON document structurally: keys stay, values under secret
 // names go, every string (keys included) and number is scanned for value
 // patterns, and everything unchanged is copied byte for byte (order,
-// spacing, escapes). Input that is not valid JSON is scanned as text
-// instead — it is never passed through unscanned.
+// spacing, escapes). A document cut off at the end is completed, walked
+// and cut again; other invalid JSON is scanned as text — it is never passed
+// through unscanned.
 func (e *Engine) JSON(raw []byte) (out []byte, st Stats, err error) {
 	if err := e.check(len(raw)); err != nil {
 		return nil, Stats{}, err
@@ -14,7 +15,26 @@ func (e *Engine) JSON(raw []byte) (out []byte, st Stats, err error) {
 	if doc, ok := parseDoc(s); ok {
 		return []byte(e.walkJSON(s, &doc, &st, 1)), st, nil
 	}
-	return []byte(e.plain(s, &st, 0)), st, nil
+	return []byte(e.notJSON(s, &st, 0)), st, nil
+}
+
+// JSONKeepTypes is JSON for documents whose schema a decoder relies on
+// (CDP events and results in the native host): a number under a secret
+// name keeps its type and is scanned for value patterns like any other
+// number, instead of becoming a marker string ("serverSignatureAlgorithm":
+// 1027 stays a number). Strings — where page data lives, JSON bodies
+// included — are redacted exactly as by JSON.
+func (e *Engine) JSONKeepTypes(raw []byte) (out []byte, st Stats, err error) {
+	if err := e.check(len(raw)); err != nil {
+		return nil, Stats{}, err
+	}
+	defer recoverInto(&err, &st)
+	s := string(raw)
+	if doc, ok := parseDoc(s); ok {
+		w := &jwalk{e: e, doc: &doc, in: s, st: &st, depth: 1, keepNumbers: true}
+		return []byte(w.run()), st, nil
+	}
+	return []byte(e.notJSON(s, &st, 0)), st, nil
 }
 
 // jwalk writes the redacted copy of one JSON document, copy on write:
@@ -31,17 +51,25 @@ type jwalk struct {
 	pos   int // in[:pos] is accounted for in out (or unchanged)
 	st    *Stats
 	depth int
+	// keepNumbers: a number under a secret name is scanned, not replaced
+	// by a marker (JSONKeepTypes).
+	keepNumbers bool
 }
 
 // walkJSON redacts a document parseDoc accepted; depth counts how many
 // times text has been unpacked from other text.
 func (e *Engine) walkJSON(in string, doc *jdoc, st *Stats, depth int) string {
 	w := &jwalk{e: e, doc: doc, in: in, st: st, depth: depth}
-	w.node(&doc.root, false)
+	return w.run()
+}
+
+// run walks the whole document and returns its redacted text.
+func (w *jwalk) run() string {
+	w.node(&w.doc.root, false)
 	if !w.dirty {
-		return in
+		return w.in
 	}
-	w.copyTo(len(in))
+	w.copyTo(len(w.in))
 	return string(w.out)
 }
 
@@ -93,10 +121,15 @@ func (w *jwalk) container(n *jnode, cookie bool) {
 		v := &kids[k+step-1]
 		m := member{composite: v.kind == '{' || v.kind == '['}
 		if obj {
-			m.key = w.str(&kids[k])
+			m.rawKey = w.str(&kids[k])
+			m.key = w.e.text(m.rawKey, w.st, w.depth)
 		}
 		if v.kind == '"' {
 			m.str, m.isStr = w.str(v), true
+			if pairNameCandidate(obj, m.key, k/step, len(kids)/step) {
+				m.rawStr = m.str
+				m.str, m.redacted = w.e.text(m.str, w.st, w.depth), true
+			}
 		}
 		w.ms = append(w.ms, m)
 	}
@@ -110,7 +143,7 @@ func (w *jwalk) container(n *jnode, cookie bool) {
 	for k := 0; k < len(kids); k += step {
 		v, m := &kids[k+step-1], &ms[k/step]
 		if obj {
-			w.replace(&kids[k], m.key, w.e.text(m.key, w.st, w.depth))
+			w.replace(&kids[k], m.rawKey, m.key)
 		}
 		w.value(v, m, acts[k/step])
 	}
@@ -122,10 +155,14 @@ func (w *jwalk) value(v *jnode, m *member, a action) {
 	switch {
 	case a.cookie:
 		w.node(v, true)
+	case !a.secret && v.kind == '"' && m.redacted:
+		w.replace(v, m.rawStr, m.str)
 	case !a.secret && v.kind == '"':
 		w.replace(v, m.str, w.e.text(m.str, w.st, w.depth))
-	case !a.secret || v.kind == 'l':
+	case !a.secret || v.kind == 'l' || v.kind == '0' && w.keepNumbers:
 		w.node(v, false)
+	case v.kind == '"' && m.redacted:
+		w.replace(v, m.rawStr, w.e.secretValue(a.rule, m.rawStr, w.st, w.depth))
 	case v.kind == '"':
 		w.replace(v, m.str, w.e.secretValue(a.rule, m.str, w.st, w.depth))
 	default:

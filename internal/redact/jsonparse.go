@@ -40,7 +40,7 @@ func parseDoc(in string) (doc jdoc, ok bool) {
 	if len(in) > maxInputCap {
 		return jdoc{}, false
 	}
-	p := jparser{in: in, nodes: make([]jnode, 0, len(in)/16+4)}
+	p := jparser{in: in, nodes: make([]jnode, 0, len(in)/40+8)}
 	i := skipWS(in, 0)
 	if i == len(in) {
 		return jdoc{}, false

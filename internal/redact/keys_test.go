@@ -165,3 +165,12 @@ func TestKebabNamesJudgedWhole(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "card-cvv "+m("cvv")+" x-"+m("github_token")+"=1", got, "tokens inside a name are still found")
 }
+
+// TestTokenInsideLongerValue: a token that is only the start of a secret
+// name's value does not let the rest through.
+func TestTokenInsideLongerValue(t *testing.T) {
+	e := defaultEngine(t)
+	got, _, err := e.Text("password=" + openai + "!tail and more")
+	require.NoError(t, err)
+	assert.Equal(t, "password="+m("password")+" and more", got)
+}

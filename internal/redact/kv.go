@@ -11,9 +11,10 @@ const maxKeyLen = 128
 // keyValue is the text form of key-name redaction: a name, an optional
 // closing quote, a delimiter (: = => :=) and a value, as in
 // password=hunter2, "token": "abc", 'api_key' => 'x', X-Api-Key: abc,
-// {\"secret\":\"x\"}, obj["token"] = "x". A secret name's value is replaced (the name stays);
-// cvv/cvc labels also take "CVV 123". For other names, a URL-encoded value
-// (with % or +) is decoded and scanned, so ?note=Bearer%20abc is caught.
+// {\"secret\":\"x\"}, obj["token"] = "x". A secret name's value is
+// replaced (the name stays); cvv/cvc labels also take "CVV 123". For other
+// names, a URL-encoded value (with % or +) is decoded and scanned, so
+// ?note=Bearer%20abc is caught.
 func (e *Engine) keyValue(s string, i int, st *Stats, depth int, m *memo) (span, int, bool) {
 	if i < m.kvUntil {
 		return span{}, 0, false // inside a name already judged
@@ -57,11 +58,22 @@ func (e *Engine) keyValue(s string, i int, st *Stats, depth int, m *memo) (span,
 	if d == 0 && (rule.label != string(CVV) || j == ke) {
 		return span{}, 0, false
 	}
-	if rule.kind == kindWhole && v < len(s) {
-		// A recognised token right at the value gives the exact extent
-		// ("IBAN: DE89 3704 …", "token=Bearer …"); its label replaces only
-		// the generic "password".
-		if sp, ok := e.token(s, v, m); ok && e.on(sp.label) {
+	if schemeThenMarker(s, v) {
+		return span{}, 0, false // "Bearer [REDACTED:bearer]": done already
+	}
+	vs, ve := valueExtent(s, v, rule.kind)
+	if e.nestedKey(s, vs, ve) {
+		// "secret: aws_secret_access_key = …": the value is the next
+		// pair's secret name; that pair is matched on its own, so its
+		// value is not left behind.
+		return span{}, 0, false
+	}
+	if rule.kind == kindWhole && vs == v && v < len(s) {
+		// A recognised token at an unquoted value that reaches at least as
+		// far as the value gives the exact extent ("IBAN: DE89 3704 …",
+		// "token=Bearer …"); its label replaces only the generic
+		// "password". A token that ends early does not: the rest would leak.
+		if sp, ok := e.token(s, v, m); ok && sp.end >= ve && e.on(sp.label) {
 			if rule.label != string(Password) {
 				sp.label = rule.label
 			}
@@ -69,18 +81,54 @@ func (e *Engine) keyValue(s string, i int, st *Stats, depth int, m *memo) (span,
 			return sp, sp.end, true
 		}
 	}
-	if schemeThenMarker(s, v) {
-		return span{}, 0, false // "Bearer [REDACTED:bearer]": done already
-	}
-	vs, ve := valueExtent(s, v, rule.kind)
 	if vs >= ve || vs < len(s) && markerLen(s[vs:]) > 0 || isLiteral(s[vs:ve]) {
 		return span{}, 0, false
 	}
 	if d == 0 && !cvvDigits(s[vs:ve]) {
 		return span{}, 0, false
 	}
+	// A value that takes in the BEGIN line of a private key takes the
+	// whole block: the body must not be left behind unread.
+	if k := strings.Index(s[vs:ve], "-----BEGIN "); k >= 0 {
+		if sp, ok := pem(s, vs+k); ok && sp.end > ve {
+			ve = sp.end
+		}
+	}
 	repl := e.secretValue(rule, s[vs:ve], st, depth)
 	return span{start: vs, end: ve, repl: repl}, ve, true
+}
+
+// nestedKey reports whether the value s[vs:ve] is itself a secret name
+// followed by a delimiter (after its closing quote, if quoted).
+func (e *Engine) nestedKey(s string, vs, ve int) bool {
+	if vs >= ve || ve-vs > maxKeyLen {
+		return false
+	}
+	ne := ve // the name's end: "Cookie:" as an unquoted value ends in its delimiter
+	for ne > vs && (s[ne-1] == ':' || s[ne-1] == '=') {
+		ne--
+	}
+	for k := vs; k < ne; k++ {
+		if c := s[k]; !isWord(c) && c != '-' && c != '.' {
+			return false
+		}
+	}
+	if ne == vs {
+		return false
+	}
+	if ne == ve {
+		j := ve
+		if j < len(s) && (s[j] == '"' || s[j] == '\'' || s[j] == '`') {
+			j++
+		} else if j+1 < len(s) && s[j] == '\\' && s[j+1] == '"' {
+			j += 2
+		}
+		if d := delimiter(s, skipBlank(s, j)); d == 0 {
+			return false
+		}
+	}
+	_, secret := e.rule(s[vs:ne])
+	return secret
 }
 
 // schemeThenMarker reports whether s[v:] is an auth scheme followed by a
@@ -213,6 +261,12 @@ func valueExtent(s string, v int, kind keyKind) (int, int) {
 	}
 	k := v
 	for ; k < len(s); k++ {
+		if s[k] == '[' { // a marker is one unit: never cut it
+			if n := markerLen(s[k:]); n > 0 {
+				k += n - 1
+				continue
+			}
+		}
 		switch c := s[k]; c {
 		case ' ', '\t', '\n', '\r', '&', ';', '"', '\'', '`', '<', '>':
 			return v, k

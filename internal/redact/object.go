@@ -1,12 +1,52 @@
 package redact
 
+import "strings"
+
 // member describes one object member (or array element, with an empty key)
 // for planning, whatever the representation: raw JSON or Go values.
+//
+// key, and str for a member that may name a pair, are already redacted:
+// names are judged on their redacted form, which a second pass sees
+// unchanged, so the verdict is the same in both passes.
 type member struct {
-	key       string
+	key       string // redacted name
+	rawKey    string // the name as it was
 	str       string // the value, when it is a string
+	rawStr    string // the value as it was, when redacted is set
 	isStr     bool
+	redacted  bool // str is the value's redacted text (pair-name candidates)
 	composite bool // the value is an object or an array
+}
+
+// nameOf is the name a redacted key or pair name is judged by: markers
+// count as separators, not words, so "AKey:[REDACTED:password]" is judged
+// as "AKey:" and "[REDACTED:github_token]" as no name at all — in the first
+// pass and in any later one alike.
+func nameOf(s string) string {
+	if !strings.Contains(s, markerPrefix) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if n := markerLen(s[i:]); n > 0 {
+			b.WriteByte(' ')
+			i += n
+			continue
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// pairNameCandidate reports whether member k of an object (or element 0 of
+// a two-element array) may name a pair, so its string value is redacted
+// before planning.
+func pairNameCandidate(obj bool, key string, k, n int) bool {
+	if obj {
+		return tags(key)&tagPairName != 0
+	}
+	return k == 0 && n == 2
 }
 
 // action says what to do with one member's value.
@@ -43,7 +83,7 @@ var memberTags = func() map[string]uint8 {
 	tag(tagPairName, "name", "key")
 	tag(tagPairValue, "value")
 	tag(tagType, "type")
-	tag(tagPrivateKey, "privatekey", "privatekeyid")
+	tag(tagPrivateKey, "privatekey")
 	return m
 }()
 
@@ -98,7 +138,7 @@ func (e *Engine) planObject(ms []member, cookieMode bool, dst []action) []action
 	}
 	name, value, cookieObj, account := -1, -1, false, false
 	for i, m := range ms {
-		if r, ok := e.rule(m.key); ok {
+		if r, ok := e.rule(nameOf(m.key)); ok {
 			acts[i] = e.secretAction(r, m.composite)
 		}
 		t := tags(m.key)
@@ -122,7 +162,7 @@ func (e *Engine) planObject(ms []member, cookieMode bool, dst []action) []action
 	if name < 0 || value < 0 || acts[value].secret || acts[value].cookie {
 		return dst
 	}
-	switch r, ok := e.rule(ms[name].str); {
+	switch r, ok := e.rule(nameOf(ms[name].str)); {
 	case cookieObj && e.on(string(Cookie)):
 		acts[value] = action{secret: true, rule: cookieValue}
 	case ok:
@@ -161,9 +201,11 @@ func (e *Engine) planArray(ms []member, cookieMode bool, dst []action) []action 
 		}
 		return dst
 	}
-	if len(ms) == 2 && ms[0].isStr && !ms[1].composite && isIdent(ms[0].str) {
-		if r, ok := e.rule(ms[0].str); ok {
-			acts[1] = action{secret: true, rule: r}
+	if len(ms) == 2 && ms[0].isStr && !ms[1].composite {
+		if n := nameOf(ms[0].str); isIdent(n) {
+			if r, ok := e.rule(n); ok {
+				acts[1] = action{secret: true, rule: r}
+			}
 		}
 	}
 	return dst

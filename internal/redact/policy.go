@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"regexp/syntax"
+	"strings"
 )
 
 // DefaultVersion is the version of [DefaultPolicy]. Bump it whenever the
@@ -26,6 +27,8 @@ const (
 	maxUserPatterns    = 256
 	maxLabelLen        = 32
 	maxNamedKeys       = 1024
+	maxMaskSelectors   = 64
+	maxSelectorLen     = 256
 )
 
 // Policy is one versioned redaction policy. The zero value of every field but
@@ -49,6 +52,9 @@ type Policy struct {
 	// MaxInputBytes caps one input; larger inputs are blocked. 0 means
 	// DefaultMaxInputBytes.
 	MaxInputBytes int64 `json:"max_input_bytes,omitempty"`
+	// MaskSelectors are CSS selectors of elements masked in screenshots,
+	// besides password and card fields (always masked).
+	MaskSelectors []string `json:"mask_selectors,omitempty"`
 }
 
 // Pattern is a user-configured value pattern.
@@ -111,6 +117,7 @@ type compiled struct {
 	user     []userPattern
 	secret   map[string]bool // normalized key names
 	allow    map[string]bool // normalized key names
+	masks    []string        // screenshot mask selectors
 }
 
 // userPattern is one compiled user pattern.
@@ -193,7 +200,28 @@ func compile(p Policy) (*compiled, error) {
 	if c.allow, err = keySet("allow_keys", p.AllowKeys); err != nil {
 		return nil, err
 	}
+	if c.masks, err = maskSet(p.MaskSelectors); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// maskSet validates screenshot mask selectors. A selector becomes one CSS
+// rule in the page, so characters that could end the rule or the style
+// element are refused.
+func maskSet(sels []string) ([]string, error) {
+	if len(sels) > maxMaskSelectors {
+		return nil, fmt.Errorf("%w: more than %d mask_selectors", ErrPolicy, maxMaskSelectors)
+	}
+	out := make([]string, 0, len(sels))
+	for i, s := range sels {
+		s = strings.TrimSpace(s)
+		if s == "" || len(s) > maxSelectorLen || strings.ContainsAny(s, "{};<>\\\n\r") || strings.Contains(s, "/*") {
+			return nil, fmt.Errorf("%w: mask_selectors[%d] must be a CSS selector of at most %d bytes without { } ; < > \\ or comments", ErrPolicy, i, maxSelectorLen)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 // literalOf parses expr (already compiled) for requiredLiteral.

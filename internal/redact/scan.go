@@ -13,8 +13,9 @@ type span struct {
 	repl       string
 }
 
-// text redacts s, walking it as JSON when it is a JSON object or array.
-// depth counts how many times text has been unpacked from other text.
+// text redacts s, walking it as JSON when it is a JSON object or array (or
+// one cut off at the end). depth counts how many times text has been
+// unpacked from other text.
 func (e *Engine) text(s string, st *Stats, depth int) string {
 	if s == "" {
 		return s
@@ -24,7 +25,26 @@ func (e *Engine) text(s string, st *Stats, depth int) string {
 			return e.walkJSON(s, &doc, st, depth+1)
 		}
 	}
-	return e.plain(s, st, depth)
+	return e.notJSON(s, st, depth)
+}
+
+// notJSON redacts text that is not a whole JSON document: a truncated one
+// is completed and walked; anything else is scanned. When scanning turns
+// the text into valid JSON (a redacted stray quote can), the result is
+// walked as JSON too, so that a second pass has nothing left to do.
+func (e *Engine) notJSON(s string, st *Stats, depth int) string {
+	if depth < maxEmbed {
+		if out, ok := e.truncatedJSON(s, st, depth+1); ok {
+			return out
+		}
+	}
+	out := e.plain(s, st, depth)
+	if out != s && depth < maxEmbed && looksJSON(out) {
+		if doc, ok := parseDoc(out); ok {
+			return e.walkJSON(out, &doc, st, depth+1)
+		}
+	}
+	return out
 }
 
 // looksJSON is the cheap test before json.Valid: the first and last

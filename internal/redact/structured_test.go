@@ -39,7 +39,7 @@ func TestJSON(t *testing.T) {
 		{"cookies array", `{"cookies":[{"name":"sid","value":"s1","path":"/"}]}`,
 			`{"cookies":[{"name":"sid","value":` + q(m("cookie")) + `,"path":"/"}]}`},
 		{"service account", `{"type":"service_account","private_key_id":"abc","private_key":"-----BEGIN PRIVATE KEY-----\nMII\n-----END PRIVATE KEY-----\n","client_email":"a@b"}`,
-			`{"type":"service_account","private_key_id":` + q(m("gcp_service_account")) + `,"private_key":` + q(m("gcp_service_account")) + `,"client_email":"a@b"}`},
+			`{"type":"service_account","private_key_id":"abc","private_key":` + q(m("gcp_service_account")) + `,"client_email":"a@b"}`},
 		{"not secret names", `{"keyboard":"x","max_tokens":5,"token_type":"Bearer","sessionStorage":{"a":"b"}}`,
 			`{"keyboard":"x","max_tokens":5,"token_type":"Bearer","sessionStorage":{"a":"b"}}`},
 		{"already redacted", `{"password":"[REDACTED:password]"}`, `{"password":"[REDACTED:password]"}`},
@@ -209,4 +209,61 @@ func TestFormAndBody(t *testing.T) {
 	assert.Contains(t, string(b), "name=\"password\"\r\n\r\n"+m("password")+"\r\n--XyZ")
 	assert.Contains(t, string(b), "\r\n\r\nbob\r\n")
 	assert.NotContains(t, string(b), "hunter")
+}
+
+// TestTruncatedJSON: a document cut off at the end keeps the structural
+// rules, and the output is cut at the same place.
+func TestTruncatedJSON(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`[{"name":"X-Api-Key","value":"k1"},{"name":"Accept","val`, `[{"name":"X-Api-Key","value":"` + m("password") + `"},{"name":"Accept","val`},
+		{`{"cookies":[{"name":"sid","value":"s1","domain":"x"`, `{"cookies":[{"name":"sid","value":"` + m("cookie") + `","domain":"x"`},
+		{`{"password":"hunt`, `{"password":"` + m("password")},
+		{`{"pin":12`, `{"pin":"` + m("password") + `"`},
+		{`{"a":"x\`, `{"a":"x\`},
+		{`{"a":"\u00`, `{"a":"\u00`},
+		{`{"a":[1,2,`, `{"a":[1,2,`},
+		{`{"a":1,`, `{"a":1,`},
+		{`{"a":tr`, `{"a":tr`},
+		{`{"a":-`, `{"a":-`},
+		{`{"token"`, `{"token"`},
+		{`[["refresh_token","r1"],["x"`, `[["refresh_token","` + m("password") + `"],["x"`},
+	}
+	e := defaultEngine(t)
+	for _, tt := range tests {
+		got, _, err := e.JSON([]byte(tt.in))
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, string(got), "in: %s", tt.in)
+		txt, _, err := e.Text(tt.in)
+		require.NoError(t, err)
+		assert.Equal(t, tt.want, txt, "Text, in: %s", tt.in)
+		again, _, err := e.Text(txt)
+		require.NoError(t, err)
+		assert.Equal(t, txt, again, "idempotent")
+	}
+	for _, in := range []string{`{"a":1}}`, `{"a" 1`, `{"a":1]`, `[1,,`} {
+		tail, ok := completion(in)
+		assert.False(t, ok, "%s is not a truncated document (tail %q)", in, tail)
+	}
+}
+
+// TestJSONKeepTypes: numbers under secret-sounding names keep their type
+// (a CDP decoder relies on the schema); strings are redacted as by JSON.
+func TestJSONKeepTypes(t *testing.T) {
+	e := defaultEngine(t)
+	in := `{"securityDetails":{"keyExchangeGroup":"X25519","serverSignatureAlgorithm":1027,"certificateId":0},` +
+		`"headers":{"Authorization":"Bearer abcdefghijklmnopqrstuvwxyz0123","set-cookie":"sid=abc123; Secure"},"pin":1234}`
+	out, st, err := e.JSONKeepTypes([]byte(in))
+	require.NoError(t, err)
+	var v map[string]any
+	require.NoError(t, json.Unmarshal(out, &v))
+	sd := v["securityDetails"].(map[string]any)
+	assert.Equal(t, 1027.0, sd["serverSignatureAlgorithm"], "a number stays a number")
+	assert.Equal(t, 1234.0, v["pin"])
+	assert.NotContains(t, string(out), "abcdefghijklmnopqrstuvwxyz0123")
+	assert.NotContains(t, string(out), "abc123")
+	assert.GreaterOrEqual(t, st.Redacted, 2)
+
+	plain, _, err := e.JSON([]byte(in))
+	require.NoError(t, err)
+	assert.Contains(t, string(plain), `"pin":"[REDACTED:`, "JSON itself still replaces them")
 }

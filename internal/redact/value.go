@@ -113,7 +113,7 @@ func (e *Engine) jsonOrText(raw []byte, st *Stats) []byte {
 	if doc, ok := parseDoc(s); ok {
 		return []byte(e.walkJSON(s, &doc, st, 1))
 	}
-	return []byte(e.plain(s, st, 0))
+	return []byte(e.notJSON(s, st, 0))
 }
 
 // numberText formats a number so card numbers stored as numbers are seen.
@@ -149,21 +149,21 @@ func (w *vwalk) object(x map[string]any, cookie bool, nest int) (any, error) {
 		if err := w.spend(len(k)); err != nil {
 			return nil, err
 		}
-		ms[i] = describe(k, x[k])
+		ms[i] = w.describe(true, k, x[k], i, len(keys))
 	}
 	acts := w.e.planObject(ms, cookie, nil)
 	out := make(map[string]any, len(x))
 	for i, k := range keys {
-		v, err := w.apply(x[k], acts[i], nest)
+		v, err := w.apply(x[k], &ms[i], acts[i], nest)
 		if err != nil {
 			return nil, err
 		}
-		nk := w.e.text(k, w.st, 0)
+		nk := ms[i].key
 		for n := 2; ; n++ {
 			if _, dup := out[nk]; !dup {
 				break
 			}
-			nk = w.e.text(k, &Stats{}, 0) + "#" + strconv.Itoa(n)
+			nk = ms[i].key + "#" + strconv.Itoa(n)
 		}
 		out[nk] = v
 	}
@@ -173,12 +173,12 @@ func (w *vwalk) object(x map[string]any, cookie bool, nest int) (any, error) {
 func (w *vwalk) array(x []any, cookie bool, nest int) (any, error) {
 	ms := make([]member, len(x))
 	for i, v := range x {
-		ms[i] = describe("", v)
+		ms[i] = w.describe(false, "", v, i, len(x))
 	}
 	acts := w.e.planArray(ms, cookie, nil)
 	out := make([]any, len(x))
 	for i, v := range x {
-		r, err := w.apply(v, acts[i], nest)
+		r, err := w.apply(v, &ms[i], acts[i], nest)
 		if err != nil {
 			return nil, err
 		}
@@ -187,12 +187,20 @@ func (w *vwalk) array(x []any, cookie bool, nest int) (any, error) {
 	return out, nil
 }
 
-// describe builds the planning view of one member.
-func describe(key string, v any) member {
-	m := member{key: key}
+// describe builds the planning view of one member (see member): the key
+// and a possible pair name are redacted here, once.
+func (w *vwalk) describe(obj bool, key string, v any, k, n int) member {
+	m := member{rawKey: key}
+	if obj {
+		m.key = w.e.text(key, w.st, 0)
+	}
 	switch x := v.(type) {
 	case string:
 		m.str, m.isStr = x, true
+		if pairNameCandidate(obj, m.key, k, n) {
+			m.rawStr, m.redacted = x, true
+			m.str = w.e.text(x, w.st, 0)
+		}
 	case map[string]any, []any, map[string]string, []string, http.Header, json.RawMessage:
 		m.composite = true
 	case nil, bool, json.Number, float64, float32, int, int8, int16, int32, int64,
@@ -204,10 +212,12 @@ func describe(key string, v any) member {
 }
 
 // apply redacts one member's value as its action says.
-func (w *vwalk) apply(v any, a action, nest int) (any, error) {
+func (w *vwalk) apply(v any, m *member, a action, nest int) (any, error) {
 	switch {
 	case a.cookie:
 		return w.value(v, true, nest+1)
+	case !a.secret && m.redacted:
+		return m.str, nil
 	case !a.secret:
 		return w.value(v, false, nest+1)
 	}

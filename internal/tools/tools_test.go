@@ -10,7 +10,7 @@ import (
 // SAFETY.md "Classification", spelled out: the table must agree.
 var safetyClasses = map[string]Class{
 	"interact.get_text": ReadOnly, "interact.get_value": ReadOnly, "interact.get_attribute": ReadOnly,
-	"interact.query": ReadOnly, "interact.wait_for": ReadOnly, "interact.explore_page": ReadOnly,
+	"interact.query": ReadOnly, "interact.wait_for": ReadOnly, "interact.wait_for_stable": ReadOnly, "interact.explore_page": ReadOnly,
 	"interact.hover": ReadOnly, "interact.focus": ReadOnly, "interact.scroll_to": ReadOnly, "interact.switch_tab": ReadOnly,
 
 	"interact.navigate": Mutating, "interact.refresh": Mutating, "interact.back": Mutating, "interact.forward": Mutating,
@@ -33,7 +33,7 @@ var safetyClasses = map[string]Class{
 // TOOLS.md "Modes": every mode named there, per tool.
 var toolsMD = map[string]string{
 	"observe":   "snapshot page tabs screenshot errors logs network_waterfall network_bodies websocket_events actions timeline error_bundles vitals storage command_result pending_commands approvals",
-	"interact":  "navigate refresh back forward new_tab switch_tab close_tab click type fill_form select check hover focus scroll_to key_press drag upload execute_js handle_dialog wait_for get_text get_value get_attribute query explore_page batch",
+	"interact":  "navigate refresh back forward new_tab switch_tab close_tab click type fill_form select check hover focus scroll_to key_press drag upload execute_js handle_dialog wait_for wait_for_stable get_text get_value get_attribute query explore_page batch",
 	"analyze":   "page_summary dom accessibility performance security_audit forms data_table error_clusters page_issues link_health visual_diff",
 	"generate":  "reproduction test har csp sarif pr_summary",
 	"configure": "health doctor describe_capabilities clear policy redaction audit_log agent_watch noise_rule store load recording_start recording_stop",

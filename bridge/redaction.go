@@ -1,0 +1,197 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/redact"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
+)
+
+// redaction is the daemon's side of the redaction gateway (SAFETY.md): one
+// live policy (redaction.json, shared with the native host's source
+// stage), the server and egress stages over it, and the counters.
+type redaction struct {
+	store  *redact.Store
+	server *redact.Gateway // capture, tool results, audit, approvals, logs
+	egress *redact.Gateway // exports, files, model adapters
+
+	mu       sync.Mutex
+	total    *redact.Counters            // every stage, every session
+	sessions map[string]*redact.Counters // per MCP session
+}
+
+// maxCountedSessions bounds the per-session counters kept.
+const maxCountedSessions = 4096
+
+func (s *Server) startRedaction() {
+	r := &s.safe.red
+	r.store = redact.OpenStore(redact.PathIn(s.cfg.Dir))
+	r.total = redact.NewCounters(r.version())
+	r.sessions = map[string]*redact.Counters{}
+	r.server = &redact.Gateway{Engine: r.store.Engine, Stage: redact.StageServer, Count: r.count}
+	r.egress = &redact.Gateway{Engine: r.store.Engine, Stage: redact.StageEgress, Count: r.count}
+	if _, err := r.store.Engine(); err != nil {
+		// Fail closed but keep serving: every output is blocked with this
+		// reason until the file is fixed.
+		s.log.Error("redaction policy unusable; outputs are blocked until it is fixed", "file", r.store.Path(), "err", err)
+	}
+}
+
+// Egress is the egress stage of the redaction gateway: exports, files
+// written for the agent, HAR files and model-provider adapters pass their
+// bytes through it last, right before they leave the daemon. It fails
+// closed (see redact.Gateway); counts go to the calling session.
+func (s *Server) Egress() *redact.Gateway { return s.safe.red.egress }
+
+// Redaction returns the server stage of the gateway (tool results,
+// capture, audit, approval prompts).
+func (s *Server) Redaction() *redact.Gateway { return s.safe.red.server }
+
+// redactionModes puts the server stage on every tool result and serves
+// configure {what:"redaction"}.
+func (s *Server) redactionModes(m *mcpserver.Server) {
+	m.SetRedaction(s.safe.red.server, s.maskSelectors)
+	m.Handle("configure", "redaction", s.configureRedaction)
+}
+
+// version is the policy version in force ("" when broken).
+func (r *redaction) version() string {
+	e, err := r.store.Engine()
+	if err != nil {
+		return ""
+	}
+	return e.PolicyVersion()
+}
+
+// count records one gateway call for a session (and the daemon's total).
+func (r *redaction) count(sessionID string, stage redact.Stage, st redact.Stats, err error) {
+	v := r.version()
+	r.total.SetPolicyVersion(v)
+	r.total.Observe(stage, st, err)
+	if sessionID == "" {
+		return
+	}
+	c := r.session(sessionID)
+	c.SetPolicyVersion(v)
+	c.Observe(stage, st, err)
+}
+
+func (r *redaction) session(id string) *redact.Counters {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.sessions[id]
+	if c == nil {
+		if len(r.sessions) >= maxCountedSessions {
+			for k := range r.sessions { // drop an arbitrary old session's counts
+				delete(r.sessions, k)
+				break
+			}
+		}
+		c = redact.NewCounters(r.version())
+		r.sessions[id] = c
+	}
+	return c
+}
+
+// status is what the panel and configure {what:"redaction"} show.
+func (r *redaction) status(sessionID string) map[string]any {
+	out := map[string]any{"file": r.store.Path()}
+	tot := r.total.Snapshot()
+	tot.PolicyVersion = r.version()
+	out["total"] = tot
+	if sessionID != "" {
+		snap := r.session(sessionID).Snapshot()
+		snap.PolicyVersion = tot.PolicyVersion
+		out["policy_version"], out["redacted_count"], out["blocked_count"] = snap.PolicyVersion, snap.RedactedCount, snap.BlockedCount
+		out["session"] = snap
+	} else {
+		out["policy_version"], out["redacted_count"], out["blocked_count"] = tot.PolicyVersion, tot.RedactedCount, tot.BlockedCount
+	}
+	if p, err := r.store.Policy(); err != nil {
+		out["error"] = err.Error() + " (every output is blocked until the file is fixed)"
+	} else {
+		out["user_patterns"], out["mask_selectors"] = p.UserPatterns, p.MaskSelectors
+	}
+	return out
+}
+
+// text redacts one string at the server stage for a session.
+func (s *Server) redactText(sessionID, text string) (string, error) {
+	if text == "" {
+		return "", nil
+	}
+	return s.safe.red.server.Text(sessionID, text)
+}
+
+// auditRedact is the audit log's hook: every string field of every entry.
+func (s *Server) auditRedact(text string) (string, error) { return s.redactText("", text) }
+
+// maskSelectors are the user's screenshot mask selectors.
+func (s *Server) maskSelectors() ([]string, error) {
+	e, err := s.safe.red.store.Engine()
+	if err != nil {
+		return nil, err
+	}
+	return e.MaskSelectors(), nil
+}
+
+// configureRedaction shows the policy and counters (op get, ungated) or
+// adds/removes a user pattern (gated: the user approved it already).
+func (s *Server) configureRedaction(ctx context.Context, c *mcpserver.Call) (any, error) {
+	id := c.Session.ID()
+	op, pat := c.Str("op"), c.Str("pattern")
+	if op == "get" {
+		return s.safe.red.status(id), nil
+	}
+	if pat == "" {
+		return nil, tools.Errorf(tools.CodeInvalidArgument, "%s needs pattern: a regular expression (RE2) for add_pattern, the expression or its label for remove_pattern", op)
+	}
+	_, err := s.safe.red.store.Update(func(p *redact.Policy) error {
+		switch op {
+		case "add_pattern":
+			p.UserPatterns = append(p.UserPatterns, redact.Pattern{Label: nextLabel(p.UserPatterns), Regex: pat})
+		case "remove_pattern":
+			kept := p.UserPatterns[:0:0]
+			for _, u := range p.UserPatterns {
+				if u.Regex != pat && u.Label != pat {
+					kept = append(kept, u)
+				}
+			}
+			if len(kept) == len(p.UserPatterns) {
+				return tools.Errorf(tools.CodeInvalidArgument, "no user pattern is %q; configure {what:\"redaction\", op:\"get\"} lists them", pat)
+			}
+			p.UserPatterns = kept
+		}
+		return nil
+	})
+	if err != nil {
+		if te, ok := err.(*tools.Error); ok {
+			return nil, te
+		}
+		return nil, tools.Errorf(tools.CodeInvalidArgument, "the redaction policy was not changed: %v", err)
+	}
+	return s.safe.red.status(id), nil
+}
+
+// nextLabel names a pattern added through configure: user_1, user_2, ….
+func nextLabel(ps []redact.Pattern) string {
+	used := map[string]bool{}
+	for _, p := range ps {
+		used[p.Label] = true
+	}
+	for n := 1; ; n++ {
+		if l := "user_" + strconv.Itoa(n); !used[l] {
+			return l
+		}
+	}
+}
+
+// blockedError is the tool error for an output the gateway refused.
+func blockedError(what string, err error) *tools.Error {
+	return &tools.Error{Code: mcpserver.CodeRedactionFailed,
+		Message: fmt.Sprintf("%s was blocked because the redaction gateway could not check it (%v); fix the redaction policy (configure {what:\"redaction\", op:\"get\"} shows the error)", what, err)}
+}

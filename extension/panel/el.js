@@ -1,0 +1,9 @@
+// The one way the panel makes elements: text goes in with textContent.
+
+/** Creates an element with a class and optional text. */
+export function el(doc, tag, className, text) {
+  const e = doc.createElement(tag);
+  if (className) e.className = className;
+  if (text != null) e.textContent = text;
+  return e;
+}

@@ -1,0 +1,121 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gasoline-mcp/gasoline/internal/tools"
+)
+
+// CodeRedactionFailed: the redaction gateway could not vouch for a result
+// (its policy does not load, or the engine failed), so the result was
+// blocked rather than passed through.
+const CodeRedactionFailed = "redaction_failed"
+
+// Redactor is the server stage of the redaction gateway for tool results
+// (*redact.Gateway implements it). Both methods fail closed: an error means
+// no output.
+type Redactor interface {
+	Text(sessionID, s string) (string, error)
+	JSON(sessionID string, raw []byte) ([]byte, error)
+}
+
+// redactResult passes every text content and the structured content of res
+// through the redactor. Images and other binary content pass untouched
+// (screenshots are masked before capture instead). Any failure replaces the
+// whole result with a redaction_failed error.
+func (s *Server) redactResult(sessionID string, res *mcp.CallToolResult) *mcp.CallToolResult {
+	r := s.opts.Redact
+	if r == nil || res == nil {
+		return res
+	}
+	out := *res
+	// The structured content first: okResult's text content is the same
+	// JSON, redacted once and reused.
+	var raw, red []byte
+	if res.StructuredContent != nil {
+		var ok bool
+		if raw, ok = res.StructuredContent.(json.RawMessage); !ok {
+			var err error
+			if raw, err = json.Marshal(res.StructuredContent); err != nil {
+				return s.blocked(err)
+			}
+		}
+		var err error
+		if red, err = r.JSON(sessionID, raw); err != nil {
+			return s.blocked(err)
+		}
+		out.StructuredContent = json.RawMessage(red)
+	}
+	out.Content = make([]mcp.Content, len(res.Content))
+	for i, c := range res.Content {
+		t, ok := c.(*mcp.TextContent)
+		if !ok {
+			out.Content[i] = c
+			continue
+		}
+		tc := *t
+		if red != nil && t.Text == string(raw) {
+			tc.Text = string(red)
+		} else {
+			text, err := r.Text(sessionID, t.Text)
+			if err != nil {
+				return s.blocked(err)
+			}
+			tc.Text = text
+		}
+		out.Content[i] = &tc
+	}
+	return &out
+}
+
+// blocked is the answer that replaces a result redaction refused. The
+// error text never quotes the result.
+func (s *Server) blocked(err error) *mcp.CallToolResult {
+	s.log.Error("result blocked by the redaction gateway", "err", err)
+	msg := "the result was blocked because the redaction gateway could not check it (" + errText(err) + "); " +
+		"fix the redaction policy (configure {what:\"redaction\"} shows it, gasoline-host doctor checks it) or ask for less (limit, summary, a narrower selector)"
+	return errorResult(&tools.Error{Code: CodeRedactionFailed, Message: msg})
+}
+
+func errText(err error) string {
+	var je *json.SyntaxError
+	if errors.As(err, &je) {
+		return "the result was not valid JSON"
+	}
+	return err.Error()
+}
+
+// SetRedaction sets Options.Redact and Options.MaskSelectors on a server
+// built without them. Call it before the server serves.
+func (s *Server) SetRedaction(r Redactor, masks func() ([]string, error)) {
+	s.opts.Redact, s.opts.MaskSelectors = r, masks
+}
+
+// peerKey carries the SDK session of a tools/call into dispatch.
+type peerKey struct{}
+
+func withPeer(ctx context.Context, ss *mcp.ServerSession) context.Context {
+	if ss == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, peerKey{}, ss)
+}
+
+func peerOf(ctx context.Context) *mcp.ServerSession {
+	ss, _ := ctx.Value(peerKey{}).(*mcp.ServerSession)
+	return ss
+}
+
+// MaskSelectors returns the CSS selectors of elements to mask in
+// screenshots besides password and card fields (from the redaction
+// policy). An error means the policy is not usable: fail closed.
+func (c *Call) MaskSelectors() ([]string, error) {
+	if c.srv == nil || c.srv.opts.MaskSelectors == nil {
+		return nil, nil
+	}
+	return c.srv.opts.MaskSelectors()
+}
