@@ -202,9 +202,9 @@ export const gasoline = {
     network: () => ['observe', { what: 'network_waterfall' }],
   },
   quirks: () => [
-    "observe logs and network_waterfall answer the tab's captured history (cursor-based, limit 100), " +
-      "the peers only what happened since the last navigation: after the run's many navigations " +
-      'the Gasoline lists are longer.',
+    "observe logs answers the tab's captured history (cursor-based, limit 100), the peers only what " +
+      'happened since the last navigation; network_waterfall, like the peers, lists the current page ' +
+      '(scope:"all" for the history).',
     'The local-dev policy (allow everything on http://127.0.0.1:*) pre-approves navigate, click, type ' +
       'and execute_js; no call in the latency table waits for a person.',
   ],

@@ -11,6 +11,8 @@ import (
 const (
 	appJS = "http://127.0.0.1:8765/app.js"
 	tabID = 7
+	// sampleLoader is the loaderId of the samples' document.
+	sampleLoader = "A1B2C3D4E5F60718293A4B5C6D7E8F90"
 )
 
 // at is a wall time given as seconds since the epoch, as the samples use.
@@ -139,6 +141,8 @@ func TestNetworkSamples(t *testing.T) {
 			require.Len(t, got, len(tt.want))
 			for i := range got {
 				tt.want[i].Seq, tt.want[i].Order = got[i].Seq, got[i].Order
+				assert.NotZero(t, got[i].sent, "send count")
+				tt.want[i].LoaderID, tt.want[i].sent = sampleLoader, got[i].sent
 				assert.True(t, tt.want[i].Start.Equal(got[i].Start), "start: got %v, want %v", got[i].Start, tt.want[i].Start)
 				tt.want[i].Start = got[i].Start
 			}

@@ -12,6 +12,10 @@
 // are sequence numbers that are never reused, so a reader that falls behind
 // learns how many entries it missed and resumes at the oldest one kept.
 //
+// Each tab also knows its current main-frame [Document] (by CDP loaderId),
+// so a reader can ask for the current page's requests only
+// ([NetworkQuery].Doc).
+//
 // Every entry passes the [Redactor] before it is stored; an entry the
 // redactor refuses is dropped and counted (fail closed).
 //

@@ -102,6 +102,14 @@ type Request struct {
 	// finished yet and its response fields may still be empty.
 	Pending   bool `json:"pending,omitempty"`
 	Truncated bool `json:"truncated,omitempty"`
+	// LoaderID is CDP's loaderId: the document the request belongs to (a
+	// document's own request has ID == LoaderID). Some worker and service
+	// worker requests have none. [Document.Has] reads it; it is left out of
+	// JSON answers.
+	LoaderID string `json:"-"`
+
+	sent    uint64 // the tab's Network.requestWillBeSent count at its start
+	mainDoc bool   // the document request of a main-frame navigation
 }
 
 // WebSocketEvent is one event of a WebSocket: created, frame, error or
@@ -200,7 +208,7 @@ func (e Exception) orderOf() uint64 { return e.Order }
 func (e Request) Size() int {
 	return int(unsafe.Sizeof(e)) + slotOverhead + len(e.ID) + len(e.Method) + len(e.URL) + len(e.ResourceType) +
 		len(e.StatusText) + len(e.MimeType) + len(e.ErrorText) + len(e.BlockedReason) + len(e.CORSError) +
-		len(e.InitiatorType) + len(e.InitiatorURL)
+		len(e.InitiatorType) + len(e.InitiatorURL) + len(e.LoaderID)
 }
 
 // WithSeq returns e carrying seq.

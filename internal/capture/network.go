@@ -36,6 +36,10 @@ func (t *tab) onRequest(p []byte) error {
 	r.rec.Method = limit(ev.Request.Method, maxShortText, c)
 	r.rec.URL = limit(ev.Request.URL, o.MaxURLBytes, c)
 	r.rec.ResourceType = limit(string(ev.Type), maxShortText, c)
+	r.rec.LoaderID = limit(string(ev.LoaderID), maxShortText, c)
+	if r.rec.LoaderID == r.rec.ID {
+		r.rec.LoaderID = r.rec.ID // a document's own request: one string
+	}
 	r.rec.Start = secTime(float64(ev.WallTime))
 	if r.rec.Start.IsZero() {
 		r.rec.Start = o.Now()
@@ -50,9 +54,12 @@ func (t *tab) onRequest(p []byte) error {
 	if ev.WallTime > 0 && ts > 0 {
 		t.wallOffset = float64(ev.WallTime) - ts
 	}
+	t.sent++
+	r.rec.sent = t.sent
 	if string(ev.LoaderID) == id && ev.Type == network.ResourceTypeDocument {
-		t.docStarts[t.docNext] = docStart{loaderID: r.rec.ID, mono: ts}
+		t.docStarts[t.docNext] = docStart{loaderID: r.rec.ID, mono: ts, sent: t.sent}
 		t.docNext = (t.docNext + 1) % len(t.docStarts)
+		r.rec.mainDoc = t.mainFrame != "" && string(ev.FrameID) == t.mainFrame
 	}
 	if prev := t.open[r.rec.ID]; prev != nil {
 		t.closeOpen(prev)

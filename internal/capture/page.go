@@ -68,8 +68,10 @@ func (t *tab) onDialogClosed(p []byte) error {
 	return nil
 }
 
-// onFrameNavigated records Page.frameNavigated of the main frame; child
-// frames are ignored.
+// onFrameNavigated records Page.frameNavigated of the main frame: a
+// navigation entry, and the tab's current document (see [Document]). Of
+// child frames only the loaderId is kept, so that the requests an old
+// document's frames still make are not taken for the next document's.
 func (t *tab) onFrameNavigated(p []byte) error {
 	var ev page.EventFrameNavigated
 	if err := decode(p, &ev); err != nil {
@@ -80,22 +82,62 @@ func (t *tab) onFrameNavigated(p []byte) error {
 		return errMalformed
 	}
 	if f.ParentID != "" {
+		t.mu.Lock()
+		if l := string(f.LoaderID); l != "" && len(l) <= maxShortText && len(t.docFrames) < maxDocFrames {
+			t.docFrames[l] = struct{}{}
+		}
+		t.mu.Unlock()
 		return nil
 	}
 	n := Navigation{Event: "navigated"}
 	n.URL = limit(f.URL, t.opts.MaxURLBytes, &n.Truncated)
 	n.Type = limit(string(ev.Type), maxShortText, &n.Truncated)
+	loader, _ := truncate(string(f.LoaderID), maxShortText)
 	t.mu.Lock()
 	t.pageURL, t.navStart = n.URL, 0
+	var start uint64 // send count of the document's first request (hop)
 	for _, d := range t.docStarts {
-		if d.loaderID != "" && d.loaderID == string(f.LoaderID) {
+		if d.loaderID != "" && d.loaderID == loader {
 			t.navStart = d.mono
+			if start == 0 || d.sent < start {
+				start = d.sent
+			}
 		}
 	}
+	if id := string(f.ID); len(id) <= maxShortText {
+		t.mainFrame = id
+	}
 	n.Time = t.opts.Now()
+	if ev.Type == page.NavigationTypeBackForwardCacheRestore {
+		start = 0 // a document request of its first load is not this navigation's start
+	}
+	t.newDocument(loader, n, start)
 	t.mu.Unlock()
 	store(t, t.navigations, kNavigation, n)
 	return nil
+}
+
+// maxDocFrames bounds the child-frame loaderIds remembered per document.
+const maxDocFrames = 256
+
+// newDocument makes the main frame's document with loaderId loader current:
+// the previous one and its frames become its prev. start is the send count
+// of the document's request, 0 when it was not seen (a back/forward cache
+// restore, or capture started after the request): then requests sent from
+// now on count. Called with t.mu held.
+func (t *tab) newDocument(loader string, n Navigation, start uint64) {
+	if d := t.doc; d != nil && loader != "" && d.LoaderID == loader {
+		return // the same document again
+	}
+	prev := t.docFrames
+	if t.doc != nil && t.doc.LoaderID != "" {
+		prev[t.doc.LoaderID] = struct{}{}
+	}
+	if start == 0 {
+		start = t.sent
+	}
+	t.doc = &Document{LoaderID: loader, URL: n.URL, Type: n.Type, Time: n.Time, start: start, prev: prev}
+	t.docFrames = make(map[string]struct{})
 }
 
 // onDOMContent records Page.domContentEventFired.

@@ -2,6 +2,7 @@ package capture
 
 import (
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -96,17 +97,29 @@ type NetworkQuery struct {
 
 	URLContains  string // case-insensitive substring of the URL
 	ResourceType string // e.g. Fetch, XHR, Document; "" for all
+	Method       string // HTTP method, case-insensitive; "" for all
+
+	// Doc, when set, keeps only the requests of that document
+	// ([Document.Has]; see [Store.Document]); nil keeps every captured
+	// request.
+	Doc *Document
 }
 
-func (q NetworkQuery) match(r Request) bool {
+// filters reports whether r passes q's filters other than Doc.
+func (q NetworkQuery) filters(r Request) bool {
 	switch {
 	case q.FailedOnly && !r.Failed && r.Status < 400,
 		q.StatusMin > 0 && r.Status < q.StatusMin,
 		q.StatusMax > 0 && (r.Status > q.StatusMax || r.Status == 0),
-		q.ResourceType != "" && r.ResourceType != q.ResourceType:
+		q.ResourceType != "" && r.ResourceType != q.ResourceType,
+		q.Method != "" && !strings.EqualFold(r.Method, q.Method):
 		return false
 	}
 	return containsFold(r.URL, q.URLContains)
+}
+
+func (q NetworkQuery) match(r Request) bool {
+	return q.filters(r) && (q.Doc == nil || q.Doc.Has(r))
 }
 
 // Network returns the tab's finished requests (loaded or failed) that match
@@ -117,6 +130,25 @@ func (s *Store) Network(tabID int, q NetworkQuery) Page[Request] {
 		return pageOf(t.network, q.After, q.Limit, q.match)
 	}
 	return Page[Request]{}
+}
+
+// NetworkOutside counts the tab's finished requests after q.After and up to
+// the cursor through that pass q's filters but are not of q.Doc: what a
+// query scoped to the document left out of the page it answered (pass its
+// Next as through). Limit is ignored; it is 0 when q.Doc is nil.
+func (s *Store) NetworkOutside(tabID int, q NetworkQuery, through uint64) int {
+	t := s.get(tabID)
+	if t == nil || q.Doc == nil {
+		return 0
+	}
+	n := 0
+	t.network.Scan(q.After, 0, func(r Request) bool {
+		if r.Seq <= through && q.filters(r) && !q.Doc.Has(r) {
+			n++
+		}
+		return false
+	})
+	return n
 }
 
 // Pending returns the tab's requests still in flight, oldest first, marked

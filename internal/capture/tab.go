@@ -51,12 +51,19 @@ type tab struct {
 	navStart    float64 // monotonic start of the last navigation; 0 unknown
 	wallOffset  float64 // wall seconds minus monotonic seconds; 0 unknown
 	errors      map[string]*ErrorGroup
+
+	// The current page (see [Document]).
+	sent      uint64              // Network.requestWillBeSent events seen
+	mainFrame string              // the main frame's id, from its last navigation
+	doc       *Document           // nil before a main-frame navigation; replaced, never changed
+	docFrames map[string]struct{} // loaderIds of doc's child frames' documents
 }
 
 // docStart remembers when a document request (requestId == loaderId) began.
 type docStart struct {
 	loaderID string
 	mono     float64
+	sent     uint64 // the request's send count (Request.sent)
 }
 
 func newTab(o *Options) *tab {
@@ -71,6 +78,7 @@ func newTab(o *Options) *tab {
 		open:        make(map[string]*openRequest),
 		openFIFO:    list.New(),
 		sockets:     make(map[string]string),
+		docFrames:   make(map[string]struct{}),
 		errors:      make(map[string]*ErrorGroup),
 	}
 }

@@ -96,6 +96,13 @@ func TestE2ERelayNetwork(t *testing.T) {
 	s := sum.Data["summary"].(map[string]any)
 	require.Equal(t, 6.0, s["requests"])
 	require.Equal(t, 2.0, s["failed"])
+	// One document: the current page (the default) is everything captured.
+	require.Equal(t, "page", wf.Data["scope"])
+	require.Nil(t, wf.Data["hidden"])
+	require.Contains(t, wf.Text, "current page (since navigation to "+r.url("pages/relay/network.html")+"): 6 requests")
+	all := a.observe("network_waterfall", map[string]any{"scope": "all"})
+	require.Len(t, list(all, "requests"), 6, all.Text)
+	require.Equal(t, "all", all.Data["scope"])
 
 	// Bodies of any request: the XHR's and the fetch's request and response.
 	bodies := a.observe("network_bodies", map[string]any{"url": "/api/echo"})
@@ -114,6 +121,96 @@ func TestE2ERelayNetwork(t *testing.T) {
 	// The 404's error bundle: there is no console error here, so none.
 	eb := a.observe("error_bundles", nil)
 	require.Empty(t, list(eb, "bundles"))
+}
+
+// network_waterfall's scope on a page that navigates twice: by default the
+// current document's requests, and how many of the earlier pages' it left
+// out; scope all, everything captured. Filters, summary and cursors work in
+// both.
+func TestE2ERelayNetworkScope(t *testing.T) {
+	r := startRelay(t, ChainOptions{})
+	a := r.client(t, "relay-network-scope")
+	a.newTab(r.url("pages/relay/hops.html"))
+	last := r.url("pages/relay/hops.html?n=2")
+	paths := func(x answer) []string {
+		var out []string
+		for _, q := range list(x, "requests") {
+			u := q["url"].(string)
+			out = append(out, u[strings.LastIndex(u, "/"):])
+		}
+		return out
+	}
+
+	// hops.html?n=0: document, data, 404; ?n=1: document, data; ?n=2:
+	// document, data, 404.
+	wf := a.until("network_waterfall", nil, 20*time.Second, func(x answer) bool {
+		return x.Data["page_url"] == last && len(list(x, "requests")) == 3 && x.Data["hidden"] == 5.0
+	})
+	t.Log(wf.Text)
+	require.Equal(t, "page", wf.Data["scope"])
+	require.ElementsMatch(t, []string{"/hops.html?n=2", "/data.json?hop=2", "/missing.json?hop=2"}, paths(wf))
+	require.Empty(t, list(wf, "pending"))
+	require.True(t, strings.HasPrefix(wf.Text, "tab "), wf.Text)
+	require.Contains(t, wf.Text, "current page (since navigation to "+last+"): 3 requests; "+
+		`5 requests of earlier pages hidden (scope:"all" shows them)`)
+
+	all := a.observe("network_waterfall", map[string]any{"scope": "all"})
+	t.Log(all.Text)
+	require.Equal(t, "all", all.Data["scope"])
+	require.Nil(t, all.Data["hidden"])
+	require.Nil(t, all.Data["page_url"])
+	require.ElementsMatch(t, []string{"/hops.html", "/data.json?hop=0", "/missing.json?hop=0", "/hops.html?n=1", "/data.json?hop=1",
+		"/hops.html?n=2", "/data.json?hop=2", "/missing.json?hop=2"}, paths(all))
+	require.Contains(t, all.Text, "all captured: 8 requests")
+	require.NotContains(t, all.Text, "hidden")
+	require.Equal(t, wf.Data["next_cursor"], all.Data["next_cursor"], "both scopes read to the same cursor")
+
+	// Filters.
+	nf := a.observe("network_waterfall", map[string]any{"status": "404"})
+	require.Equal(t, []string{"/missing.json?hop=2"}, paths(nf))
+	require.Equal(t, 1.0, nf.Data["hidden"], nf.Text)
+	require.Contains(t, nf.Text, `1 request of earlier pages hidden (scope:"all" shows it)`)
+	require.Len(t, list(a.observe("network_waterfall", map[string]any{"status": "404", "scope": "all"}), "requests"), 2)
+	docs := a.observe("network_waterfall", map[string]any{"type": "document", "scope": "page"})
+	require.Equal(t, []string{"/hops.html?n=2"}, paths(docs))
+	require.Equal(t, 2.0, docs.Data["hidden"])
+	require.Len(t, list(a.observe("network_waterfall", map[string]any{"type": "document", "scope": "all"}), "requests"), 3)
+	get := a.observe("network_waterfall", map[string]any{"method": "get", "url": "hop=1"})
+	require.Empty(t, list(get, "requests"))
+	require.Equal(t, 1.0, get.Data["hidden"])
+
+	// Summary.
+	sum := a.observe("network_waterfall", map[string]any{"summary": true})
+	s := sum.Data["summary"].(map[string]any)
+	require.Equal(t, 3.0, s["requests"], sum.Text)
+	require.Equal(t, 1.0, s["failed"])
+	require.Equal(t, 5.0, sum.Data["hidden"])
+	require.Contains(t, sum.Text, "current page (since navigation to "+last+"): 3 requests, 1 failed")
+	sumAll := a.observe("network_waterfall", map[string]any{"summary": true, "scope": "all"})
+	s = sumAll.Data["summary"].(map[string]any)
+	require.Equal(t, 8.0, s["requests"], sumAll.Text)
+	require.Equal(t, 2.0, s["failed"])
+
+	// Cursors: two at a time in the page scope, then the rest; a cursor
+	// of one scope reads on in the other.
+	p1 := a.observe("network_waterfall", map[string]any{"limit": 2})
+	require.Len(t, list(p1, "requests"), 2, p1.Text)
+	require.Equal(t, true, p1.Data["truncated"])
+	require.Contains(t, p1.Text, "more follow: pass after_cursor")
+	p2 := a.observe("network_waterfall", map[string]any{"after_cursor": p1.Data["next_cursor"]})
+	require.Len(t, list(p2, "requests"), 1, p2.Text)
+	require.Nil(t, p2.Data["hidden"], "the earlier pages' requests are before the cursor")
+	require.ElementsMatch(t, paths(wf), append(paths(p1), paths(p2)...))
+	require.Equal(t, wf.Data["next_cursor"], p2.Data["next_cursor"])
+	rest := a.observe("network_waterfall", map[string]any{"scope": "all", "after_cursor": p1.Data["next_cursor"]})
+	require.Contains(t, paths(rest), paths(p2)[0])
+	none := a.observe("network_waterfall", map[string]any{"after_cursor": p2.Data["next_cursor"]})
+	require.Empty(t, list(none, "requests"))
+
+	// A scope the mode does not know is refused.
+	bad := a.call("observe", map[string]any{"what": "network_waterfall", "scope": "session"})
+	require.True(t, bad.IsError, bad.Text)
+	require.Equal(t, "invalid_argument", bad.code(), bad.Text)
 }
 
 func TestE2ERelayWebSocket(t *testing.T) {

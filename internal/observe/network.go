@@ -3,6 +3,8 @@ package observe
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,9 +14,22 @@ import (
 )
 
 // WaterfallResult is observe network_waterfall's answer: finished requests
-// in the order they finished, and the ones still in flight.
+// in the order they finished, and the ones still in flight, of the scope
+// asked for.
 type WaterfallResult struct {
-	TabID      int               `json:"tab_id"`
+	TabID int `json:"tab_id"`
+	// Scope is what was answered: page (the requests of the tab's current
+	// main-frame document, the default) or all (every captured request).
+	// A page scope falls back to all when the current document is unknown;
+	// ScopeNote then says so.
+	Scope     string `json:"scope"`
+	ScopeNote string `json:"scope_note,omitempty"`
+	// PageURL is the current document's URL, with scope page.
+	PageURL string `json:"page_url,omitempty"`
+	// Hidden counts, with scope page, the requests up to next_cursor
+	// (finished or in flight) that pass the filters but belong to earlier
+	// pages: scope all lists them.
+	Hidden     int               `json:"hidden,omitempty"`
 	Requests   []capture.Request `json:"requests,omitempty"`
 	Pending    []capture.Request `json:"pending,omitempty"`
 	Summary    *NetSummary       `json:"summary,omitempty"`
@@ -33,20 +48,21 @@ type NetSummary struct {
 	Slowest  string         `json:"slowest,omitempty"`
 }
 
-// netFilter is network_waterfall's filters: url, method, status (404,
-// 4xx, failed) and type (xhr, fetch, document, …).
-type netFilter struct {
-	q      capture.NetworkQuery
-	method string
-}
+// The scopes of network_waterfall.
+const (
+	scopePage = "page" // the tab's current main-frame document (default)
+	scopeAll  = "all"  // every captured request
+)
 
-func netFilterOf(c *mcpserver.Call) (netFilter, error) {
+// netFilterOf reads network_waterfall's filters: url, method, status (404,
+// 4xx, failed) and type (xhr, fetch, document, …).
+func netFilterOf(c *mcpserver.Call) (capture.NetworkQuery, error) {
 	q, err := statusFilter(c.Str("status"))
 	if err != nil {
-		return netFilter{}, err
+		return q, err
 	}
-	q.URLContains, q.ResourceType = c.Str("url"), resourceType(c.Str("type"))
-	return netFilter{q: q, method: strings.ToUpper(c.Str("method"))}, nil
+	q.URLContains, q.ResourceType, q.Method = c.Str("url"), resourceType(c.Str("type")), c.Str("method")
+	return q, nil
 }
 
 // statusFilter reads the status argument: a code (404), a class (4xx) or
@@ -88,8 +104,6 @@ func resourceType(t string) string {
 	return t
 }
 
-func (f netFilter) keep(r capture.Request) bool { return f.method == "" || r.Method == f.method }
-
 func (o *Observer) networkWaterfall(ctx context.Context, c *mcpserver.Call) (any, error) {
 	tab, err := o.tab(c)
 	if err != nil {
@@ -99,55 +113,119 @@ func (o *Observer) networkWaterfall(ctx context.Context, c *mcpserver.Call) (any
 	if err != nil {
 		return nil, err
 	}
-	f, err := netFilterOf(c)
+	q, err := netFilterOf(c)
 	if err != nil {
 		return nil, err
 	}
+	text, r := waterfall(o.cfg.Store, tab, q, pg, c.Str("scope") != scopeAll)
+	return Result(text, r)
+}
+
+// waterfall answers network_waterfall for tab: the requests that pass q
+// (its After and Limit come from pg), of the current document when page is
+// true and it is known, else of the whole capture.
+func waterfall(store *capture.Store, tab int, q capture.NetworkQuery, pg paging, page bool) (string, WaterfallResult) {
+	r := WaterfallResult{TabID: tab, Scope: scopeAll}
+	if page {
+		if doc, ok := store.Document(tab); ok {
+			q.Doc, r.Scope, r.PageURL = &doc, scopePage, doc.URL
+		} else {
+			r.ScopeNote = "no navigation of this tab was captured, so its current page is unknown"
+		}
+	}
 	fetch := func(after uint64, limit int) capture.Page[capture.Request] {
-		q := f.q
+		q := q
 		q.After, q.Limit = after, limit
-		return o.cfg.Store.Network(tab, q)
+		return store.Network(tab, q)
 	}
 	limit := pg.limit
 	if pg.summary {
 		limit = capture.MaxLimit * 10
 	}
-	p := collect(fetch, f.keep, func(r capture.Request) uint64 { return r.Seq }, pg.after, limit)
-	r := WaterfallResult{TabID: tab, NextCursor: cursor(p.Next), Truncated: p.Truncated, Missed: p.Missed}
+	p := collect(fetch, func(capture.Request) bool { return true }, func(r capture.Request) uint64 { return r.Seq }, pg.after, limit)
+	r.NextCursor, r.Truncated, r.Missed = cursor(p.Next), p.Truncated, p.Missed
+	if q.Doc != nil {
+		q.After = pg.after
+		r.Hidden = store.NetworkOutside(tab, q, p.Next)
+	}
 	var b strings.Builder
+	fmt.Fprintf(&b, "tab %d, %s: ", tab, scopeText(r))
 	if pg.summary {
 		r.Summary = summarize(p.Entries)
 		s := r.Summary
-		fmt.Fprintf(&b, "tab %d: %d requests, %d failed, %s", tab, s.Requests, s.Failed, size(s.Bytes))
-		for k, n := range s.ByStatus {
-			fmt.Fprintf(&b, ", %s %d", k, n)
+		fmt.Fprintf(&b, "%d requests, %d failed, %s", s.Requests, s.Failed, size(s.Bytes))
+		for _, k := range slices.Sorted(maps.Keys(s.ByStatus)) {
+			fmt.Fprintf(&b, ", %s %d", k, s.ByStatus[k])
 		}
 		if s.Slowest != "" {
 			fmt.Fprintf(&b, "; slowest %s", s.Slowest)
 		}
+		hiddenText(&b, r.Hidden)
 		fmt.Fprintf(&b, "; next_cursor %s", r.NextCursor)
-		return Result(b.String(), r)
+		return b.String(), r
 	}
 	r.Requests = p.Entries
-	for _, q := range o.cfg.Store.Pending(tab) {
-		if f.q.URLContains == "" || strings.Contains(strings.ToLower(q.URL), strings.ToLower(f.q.URLContains)) {
-			r.Pending = append(r.Pending, q)
+	for _, x := range store.Pending(tab) {
+		if !pendingMatch(q, x) {
+			continue
 		}
+		if q.Doc != nil && !q.Doc.Has(x) {
+			r.Hidden++
+			continue
+		}
+		r.Pending = append(r.Pending, x)
 	}
-	fmt.Fprintf(&b, "tab %d: %d requests", tab, len(r.Requests))
+	fmt.Fprintf(&b, "%d requests", len(r.Requests))
 	if len(r.Pending) > 0 {
 		fmt.Fprintf(&b, " (+%d in flight)", len(r.Pending))
 	}
-	for _, q := range r.Requests {
+	hiddenText(&b, r.Hidden)
+	for _, x := range r.Requests {
 		b.WriteString("\n")
-		b.WriteString(requestLine(q))
+		b.WriteString(requestLine(x))
 	}
-	for _, q := range r.Pending {
+	for _, x := range r.Pending {
 		b.WriteString("\n… ")
-		b.WriteString(requestLine(q))
+		b.WriteString(requestLine(x))
 	}
 	more(&b, r.Truncated, r.NextCursor)
-	return Result(b.String(), r)
+	return b.String(), r
+}
+
+// pendingMatch applies the filters to a request in flight: one has no
+// status yet, so a status filter leaves it out.
+func pendingMatch(q capture.NetworkQuery, r capture.Request) bool {
+	return !q.FailedOnly && q.StatusMin == 0 && q.StatusMax == 0 &&
+		strings.Contains(strings.ToLower(r.URL), strings.ToLower(q.URLContains)) &&
+		(q.Method == "" || strings.EqualFold(r.Method, q.Method)) &&
+		(q.ResourceType == "" || r.ResourceType == q.ResourceType)
+}
+
+// scopeText names the scope an answer used.
+func scopeText(r WaterfallResult) string {
+	switch {
+	case r.Scope == scopePage && r.PageURL != "":
+		u, long := cut(r.PageURL, 200)
+		if long {
+			u += "…"
+		}
+		return "current page (since navigation to " + u + ")"
+	case r.Scope == scopePage:
+		return "current page (since its navigation)"
+	case r.ScopeNote != "":
+		return "all captured (" + r.ScopeNote + ")"
+	}
+	return "all captured"
+}
+
+// hiddenText tells what a page scope left out, and how to see it.
+func hiddenText(b *strings.Builder, hidden int) {
+	switch {
+	case hidden == 1:
+		b.WriteString("; 1 request of earlier pages hidden (scope:\"all\" shows it)")
+	case hidden > 1:
+		fmt.Fprintf(b, "; %d requests of earlier pages hidden (scope:\"all\" shows them)", hidden)
+	}
 }
 
 // requestLine is one request in text: id, method, status, type, url,

@@ -93,6 +93,7 @@ var catalogue = map[string]Param{
 	"method":           {Type: String, Desc: "HTTP method filter", Example: "POST"},
 	"status":           {Type: String, Desc: "HTTP status filter, e.g. 404 or 5xx", Example: "5xx"},
 	"type":             {Type: String, Desc: "resource type filter, e.g. xhr, fetch, document", Example: "fetch"},
+	"scope":            {Type: String, Desc: "page: requests of the tab's current document (since its last navigation); all: every captured request", Enum: []string{"page", "all"}, Default: "page", Example: "all"},
 	"request_id":       {Type: String, Desc: "request id from network_waterfall", Example: "1234.5"},
 	"body_path":        {Type: String, Desc: "gjson path selecting a subtree of a JSON body", Example: "data.items.0"},
 	"all":              {Type: Boolean, Desc: "include tabs the session does not own (titles and urls only)", Example: true},

@@ -37,7 +37,7 @@ var table = []toolSpec{
 			{"errors", ro, 1, "limit after_cursor summary", "console errors and uncaught exceptions with stack, url, count, first/last seen"},
 			{"logs", ro, 1, "level text limit after_cursor summary", "console messages, filterable by level and text"},
 			{"network_bodies", ro, 1, "request_id|url body_path limit", "request and response bodies of captured requests"},
-			{"network_waterfall", ro, 1, "url method status type limit after_cursor summary", "requests with method, url, status, type, timing, size, initiator"},
+			{"network_waterfall", ro, 1, "scope url method status type limit after_cursor summary", "requests of the current page (scope all: every captured one) with method, url, status, type, timing, size, initiator"},
 			{"page", ro, 1, "", "url, title, viewport, load state, tab id and frames"},
 			{"pending_commands", ro, 1, "after_cursor limit", "this session's commands: running ones and recent results"},
 			{"screenshot", ro, 1, "ref selector full_page format quality to_file", "viewport, full page or one element, sensitive fields masked"},
