@@ -241,13 +241,17 @@ func dialogBlocks(tab int) *tools.Error {
 // tab (the agent's tabs are background tabs) only on demand, and a capture
 // there can wait for a frame that only the next capture request produces
 // (measured in a hidden tab: every other Page.captureScreenshot stalls
-// until another one is sent; two sent at once both stall). So a capture
-// that has not answered gets company every hiddenKick in a hidden tab
-// (p50 ~70 ms, p90 ~130 ms measured) or after kickAfter, doubling, in a
-// visible one, up to maxCaptures requests; the first image wins.
+// until another one is sent; two sent at once both stall). Visible tabs
+// stall too: in the side-by-side bench more than half the captures of a
+// visible headless tab waited for the kick (the others answered in 35–70
+// ms; the mask is not the cause, measured without it). First kick at 300
+// ms: p50 330 ms; at 100 ms: 130 ms; at 50 ms: 77 ms. So a capture that
+// has not answered gets company after kickAfter — every kickAfter in a
+// hidden tab, doubling in a visible one, where a large full-page capture
+// may honestly take longer — up to maxCaptures requests; the first image
+// wins.
 const (
-	hiddenKick  = 100 * time.Millisecond
-	kickAfter   = 300 * time.Millisecond
+	kickAfter   = 50 * time.Millisecond
 	maxCaptures = 8
 )
 
@@ -268,9 +272,6 @@ func captureImage(ctx context.Context, s *cdp.Session, p page.CaptureScreenshotP
 	}
 	launch()
 	sent, wait := 1, kickAfter
-	if hidden {
-		wait = hiddenKick
-	}
 	kick := time.NewTimer(wait)
 	defer kick.Stop()
 	for {
