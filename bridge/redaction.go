@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"sync"
@@ -80,6 +81,74 @@ func (r *redaction) count(sessionID string, stage redact.Stage, st redact.Stats,
 	c.Observe(stage, st, err)
 }
 
+// sourceCounts are the params of a native host's redaction.counts event
+// (internal/nativehost/counts.go): what its source stage redacted and
+// blocked since its last report, per tab.
+type sourceCounts struct {
+	Stage redact.Stage `json:"stage"`
+	Tabs  []struct {
+		TabID    int              `json:"tab_id"`
+		Redacted int64            `json:"redacted"`
+		Blocked  int64            `json:"blocked"`
+		ByClass  map[string]int64 `json:"by_class"`
+	} `json:"tabs"`
+}
+
+// Bounds on one redaction.counts event: a host reports at most 1,024 tabs
+// at a time, and labels are class names or user pattern labels.
+const (
+	maxReportedTabs    = 1024
+	maxReportedClasses = 64
+	maxClassLabel      = 64
+)
+
+// onRedactionCounts adds a native host's source-stage counts to the
+// daemon's total and to the counters of the session that owns each tab
+// when they arrive (owner; a tab no session owns counts in the total
+// only). Only the source stage can be reported; malformed or negative
+// counts are ignored. It runs on the link's read goroutine and never
+// blocks for long.
+func (r *redaction) onRedactionCounts(raw json.RawMessage, owner func(tab int) (string, bool)) error {
+	var p sourceCounts
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return fmt.Errorf("redaction.counts: %w", err)
+	}
+	if p.Stage != redact.StageSource {
+		return fmt.Errorf("redaction.counts: stage %q is not reported by a host (only %q)", p.Stage, redact.StageSource)
+	}
+	if len(p.Tabs) > maxReportedTabs {
+		return fmt.Errorf("redaction.counts: %d tabs in one report (at most %d)", len(p.Tabs), maxReportedTabs)
+	}
+	v := r.version()
+	r.total.SetPolicyVersion(v)
+	for _, t := range p.Tabs {
+		st := redact.Stats{}
+		if t.Redacted > 0 && t.Redacted < 1<<31 {
+			st.Redacted = int(t.Redacted)
+			for k, n := range t.ByClass {
+				if n <= 0 || n >= 1<<31 || k == "" || len(k) > maxClassLabel || len(st.ByClass) >= maxReportedClasses {
+					continue
+				}
+				if st.ByClass == nil {
+					st.ByClass = map[string]int{}
+				}
+				st.ByClass[k] = int(n)
+			}
+		}
+		targets := []*redact.Counters{r.total}
+		if sid, ok := owner(t.TabID); ok && sid != "" && t.TabID > 0 {
+			c := r.session(sid)
+			c.SetPolicyVersion(v)
+			targets = append(targets, c)
+		}
+		for _, c := range targets {
+			c.Add(redact.StageSource, st)
+			c.AddBlocked(redact.StageSource, t.Blocked)
+		}
+	}
+	return nil
+}
+
 func (r *redaction) session(id string) *redact.Counters {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -107,7 +176,9 @@ func (r *redaction) status(sessionID string) map[string]any {
 		snap := r.session(sessionID).Snapshot()
 		snap.PolicyVersion = tot.PolicyVersion
 		out["policy_version"], out["redacted_count"], out["blocked_count"] = snap.PolicyVersion, snap.RedactedCount, snap.BlockedCount
-		out["session"] = snap
+		// Not under "session": a secret-sounding key, so the server stage
+		// would replace the whole object in the tool result.
+		out["counters"] = snap
 	} else {
 		out["policy_version"], out["redacted_count"], out["blocked_count"] = tot.PolicyVersion, tot.RedactedCount, tot.BlockedCount
 	}

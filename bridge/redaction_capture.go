@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/redact"
@@ -12,7 +11,9 @@ import (
 // stage 2): every text and URL field of an entry is redacted before the
 // entry is stored. Counts go to the daemon's total (captured entries
 // belong to tabs, not sessions). An error drops the entry: capture fails
-// closed.
+// closed. The native host's source stage reports its own counts
+// (redaction.counts, onRedactionCounts); markers it left in an entry are
+// not counted again here.
 func (s *Server) captureRedactor(kind string, v any) (any, error) {
 	e, err := s.safe.red.store.Engine()
 	if err != nil {
@@ -24,7 +25,6 @@ func (s *Server) captureRedactor(kind string, v any) (any, error) {
 	if w.err == nil && out == nil {
 		w.err = fmt.Errorf("%w: no redaction rule for a %T entry", redact.ErrBlocked, v)
 	}
-	s.safe.red.count("", redact.StageSource, w.src, nil)
 	s.safe.red.count("", redact.StageServer, w.st, w.err)
 	if w.err != nil {
 		return nil, w.err
@@ -36,7 +36,6 @@ func (s *Server) captureRedactor(kind string, v any) (any, error) {
 type entryWalk struct {
 	e   *redact.Engine
 	st  redact.Stats
-	src redact.Stats // markers the native host's source stage left
 	err error
 }
 
@@ -98,7 +97,6 @@ func (w *entryWalk) apply(p *string, f func(string) (string, redact.Stats, error
 	if w.err != nil || *p == "" {
 		return
 	}
-	countMarkers(*p, &w.src)
 	out, st, err := f(*p)
 	if err != nil {
 		w.err = err
@@ -116,24 +114,4 @@ func addStats(dst *redact.Stats, st redact.Stats) {
 		dst.ByClass[k] += n
 	}
 	dst.Redacted += st.Redacted
-}
-
-// countMarkers counts the [REDACTED:label] markers in s: the host's source
-// stage reports its work to the daemon's counters this way (a page that
-// prints a marker itself is counted too).
-func countMarkers(s string, st *redact.Stats) {
-	const prefix = "[REDACTED:"
-	for {
-		i := strings.Index(s, prefix)
-		if i < 0 {
-			return
-		}
-		s = s[i+len(prefix):]
-		j := strings.IndexByte(s, ']')
-		if j <= 0 || j > 32 {
-			continue
-		}
-		addStats(st, redact.Stats{Redacted: 1, ByClass: map[string]int{s[:j]: 1}})
-		s = s[j+1:]
-	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/extlink"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/redact"
 )
@@ -58,6 +59,7 @@ func TestApprovalPromptAndResultsRedacted(t *testing.T) {
 	require.Nil(t, terr)
 	require.Equal(t, redact.DefaultVersion, got["policy_version"])
 	require.Greater(t, got["redacted_count"].(float64), 0.0, "the session's own counters: %v", got)
+	require.IsType(t, map[string]any{}, got["counters"], "the session's breakdown survives the server stage: %v", got)
 	require.EqualValues(t, 0, got["blocked_count"])
 }
 
@@ -115,11 +117,13 @@ func TestCaptureEntriesRedacted(t *testing.T) {
 		require.NotContains(t, string(raw), tJWT, "%T", e)
 		require.IsType(t, e, out)
 	}
-	// Markers the host's source stage left are counted for the source stage.
-	_, err := s.captureRedactor("x", capture.ConsoleEntry{Text: "a [REDACTED:jwt] b [REDACTED:cookie]"})
+	// Markers the host's source stage left are not counted again: the host
+	// reports its own counts (TestSourceCountsFromHost).
+	before := s.safe.red.total.Snapshot()
+	out, err := s.captureRedactor("x", capture.ConsoleEntry{Text: "a [REDACTED:jwt] b [REDACTED:cookie]"})
 	require.NoError(t, err)
-	snap := s.safe.red.total.Snapshot()
-	require.EqualValues(t, 2, snap.ByStage[redact.StageSource].Redacted)
+	require.Equal(t, "a [REDACTED:jwt] b [REDACTED:cookie]", out.(capture.ConsoleEntry).Text)
+	require.Equal(t, before, s.safe.red.total.Snapshot())
 	_, err = s.captureRedactor("x", struct{}{})
 	require.ErrorIs(t, err, redact.ErrBlocked, "an unknown entry type is refused")
 }
@@ -143,4 +147,37 @@ func TestConfigureRedactionPatterns(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "badge [REDACTED:user_1]", out)
 	require.True(t, strings.HasSuffix(got["file"].(string), redact.FileName))
+}
+
+// TestSourceCountsFromHost: a native host's redaction.counts event adds to
+// the daemon's total (panel.status) and to the counters of the session
+// owning each tab; a tab no session owns counts in the total only; other
+// stages and malformed reports are refused.
+func TestSourceCountsFromHost(t *testing.T) {
+	s := daemon(t)
+	require.True(t, s.Tabs().Registry().Own("sess-a", 7))
+	ev := func(params string) {
+		s.onExtensionEvent(nil, extlink.Event{Method: "redaction.counts", Params: json.RawMessage(params)})
+	}
+	ev(`{"stage":"source","tabs":[{"tab_id":7,"redacted":3,"blocked":1,"by_class":{"github_token":2,"jwt":1}},{"tab_id":9,"redacted":2,"by_class":{"cookie":2}}]}`)
+	ev(`{"stage":"source","tabs":[{"tab_id":7,"redacted":1,"by_class":{"jwt":1}}]}`)
+	// Refused: another stage, negative numbers, junk.
+	ev(`{"stage":"server","tabs":[{"tab_id":7,"redacted":50}]}`)
+	ev(`{"stage":"source","tabs":[{"tab_id":7,"redacted":-5,"blocked":-2}]}`)
+	ev(`not json`)
+
+	st := s.panelStatus()["redaction"].(map[string]any)
+	require.EqualValues(t, 6, st["redacted_count"], "%v", st)
+	require.EqualValues(t, 1, st["blocked_count"])
+	tot := st["total"].(redact.Snapshot)
+	require.Equal(t, redact.StageCount{Redacted: 6, Blocked: 1}, tot.ByStage[redact.StageSource])
+	require.Equal(t, map[string]int64{"github_token": 2, "jwt": 2, "cookie": 2}, tot.ByClass)
+
+	sess := s.safe.red.status("sess-a")
+	require.EqualValues(t, 4, sess["redacted_count"], "tab 7's counts only: %v", sess)
+	require.EqualValues(t, 1, sess["blocked_count"])
+	snap := sess["counters"].(redact.Snapshot)
+	require.Equal(t, redact.StageCount{Redacted: 4, Blocked: 1}, snap.ByStage[redact.StageSource])
+	require.Equal(t, map[string]int64{"github_token": 2, "jwt": 2}, snap.ByClass)
+	require.Equal(t, redact.DefaultVersion, snap.PolicyVersion)
 }

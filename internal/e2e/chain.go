@@ -92,6 +92,10 @@ type ChainOptions struct {
 	// RemoteDebugging launches Chromium with --remote-debugging-port=0 as
 	// well, so a test can reach its targets directly (DevToolsActivePort).
 	RemoteDebugging bool
+	// Files are written into $GASOLINE_HOME before the daemon starts:
+	// relative path (slash-separated, inside the home) → content, each
+	// file mode 0600 (e.g. "agent.json", which the daemon refuses wider).
+	Files map[string]string
 }
 
 // StartChain starts the daemon in-process, Chromium with the extension, and
@@ -107,6 +111,21 @@ func StartChainWith(tb testing.TB, hostBin string, opts ChainOptions) *Chain {
 	c := &Chain{Home: tb.TempDir(), Port: FreePort(tb)}
 	if opts.Policy != "" {
 		if err := os.WriteFile(filepath.Join(c.Home, "policy.json"), []byte(opts.Policy), 0o600); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for rel, content := range opts.Files {
+		if !filepath.IsLocal(filepath.FromSlash(rel)) {
+			tb.Fatalf("ChainOptions.Files: %q is not a path inside GASOLINE_HOME", rel)
+		}
+		p := filepath.Join(c.Home, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.Chmod(p, 0o600); err != nil { // whatever the umask
 			tb.Fatal(err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -97,7 +98,35 @@ func TestE2EGatedClickApprovedInPanel(t *testing.T) {
 	  const v = (l) => [...document.querySelectorAll('#status dt')].find((dt) => dt.textContent === l)?.nextElementSibling?.textContent;
 	  return /^\d+$/.test(v('Values redacted')) && /^\d+$/.test(v('Outputs blocked'));
 	})()`)
+
+	// A secret the page prints in its console is redacted by the native
+	// host (the source stage) and the host reports the count: the panel's
+	// "Values redacted" (panel.status redaction.redacted_count) goes up,
+	// and the session owning the tab sees it under by_stage.source.
+	sourceBefore := sourceRedacted(t, a)
+	redactedBefore := p.counter(ctx, "Values redacted")
+	yes := true
+	_, err := cdproto.Call(ctx, c.Server.CDP(tab), cdpruntime.Evaluate, cdpruntime.EvaluateParams{
+		Expression: `console.log('planted token ' + 'ghp_Zq3KxT9wLm2VbN8' + 'cR4yH6uJ1pE5sD7fG0aQe')`, ReturnByValue: &yes})
+	require.NoError(t, err)
+	p.waitFor(ctx, "the source-stage count in Values redacted", `(() => { const dt = [...document.querySelectorAll('#status dt')].find((d) => d.textContent === 'Values redacted');
+	  return dt && Number(dt.nextElementSibling.textContent) > `+strconv.Itoa(redactedBefore)+`; })()`)
+	eventually(t, 10*time.Second, "the tab's session counts the source stage", func() bool { return sourceRedacted(t, a) > sourceBefore })
+	logs := a.observe("logs", map[string]any{"tab_id": tab, "text": "planted token"})
+	require.Contains(t, logs.Text+mustJSON(t, logs.Data), "planted token [REDACTED:github_token]")
 	p.close()
+}
+
+// sourceRedacted is the source stage's redacted count in the session's own
+// counters (configure {what:"redaction", op:"get"}).
+func sourceRedacted(t *testing.T, a *client) float64 {
+	t.Helper()
+	got := a.ok("configure", map[string]any{"what": "redaction", "op": "get"})
+	sess, _ := got.Data["counters"].(map[string]any)
+	stages, _ := sess["by_stage"].(map[string]any)
+	src, _ := stages["source"].(map[string]any)
+	n, _ := src["redacted"].(float64)
+	return n
 }
 
 // TestE2EScreenshotMasks: password and card inputs and the policy's

@@ -32,6 +32,9 @@ type Config struct {
 	// Redaction is the live redaction policy for the source stage
 	// (source.go); nil relays page data unredacted (relay tests only).
 	Redaction *redact.Store
+	// CountsEvery is the least time between two redaction.counts events
+	// to the daemon (counts.go); default 250ms.
+	CountsEvery time.Duration
 }
 
 // maxWS bounds one message from the daemon.
@@ -56,7 +59,7 @@ type relay struct {
 	conns   int              // daemon connections made so far
 	readErr error            // why input ended (nil: clean EOF)
 
-	src source // the source stage of the redaction gateway
+	src *source // the source stage of the redaction gateway
 }
 
 // Run relays until Chrome closes stdin (returns nil) or stdout breaks.
@@ -70,13 +73,16 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.MaxBackoff == 0 {
 		cfg.MaxBackoff = 5 * time.Second
 	}
+	if cfg.CountsEvery <= 0 {
+		cfg.CountsEvery = countsEvery
+	}
 	r := &relay{
 		cfg:     cfg,
 		log:     cfg.Log,
 		out:     nativemsg.NewWriter(cfg.Out),
 		in:      make(chan []byte, 64),
 		pending: map[int64]string{},
-		src:     source{store: cfg.Redaction, log: cfg.Log, tracked: map[int64]bool{}},
+		src:     newSource(cfg.Redaction, cfg.Log),
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

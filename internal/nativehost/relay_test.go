@@ -102,7 +102,19 @@ func (d *fakeDaemon) ensure(context.Context) (launcher.Daemon, error) {
 	return launcher.Daemon{Port: p, Token: "tok"}, nil
 }
 
+// readWS returns the next message the host sent the daemon, skipping the
+// host's own redaction.counts events (counts_test.go reads those).
 func readWS(t *testing.T, ctx context.Context, c *websocket.Conn) protocol.Message {
+	t.Helper()
+	for {
+		m := readAnyWS(t, ctx, c)
+		if m.Method != MethodRedactionCounts {
+			return m
+		}
+	}
+}
+
+func readAnyWS(t *testing.T, ctx context.Context, c *websocket.Conn) protocol.Message {
 	t.Helper()
 	_, b, err := c.Read(ctx)
 	require.NoError(t, err)

@@ -38,10 +38,17 @@ func (r *relay) session(ctx context.Context, c *websocket.Conn) (done bool, err 
 	// Daemon → Chrome, owned by this session.
 	downErr := make(chan error, 1)
 	var wg sync.WaitGroup
-	wg.Add(1)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		downErr <- r.down(sctx, c)
+	}()
+	// The source stage's counts → daemon, owned by this session too.
+	go func() {
+		defer wg.Done()
+		r.src.report(sctx, func(ctx context.Context, msg []byte) error {
+			return c.Write(ctx, websocket.MessageText, msg)
+		}, func() <-chan time.Time { return time.After(r.cfg.CountsEvery) })
 	}()
 	defer wg.Wait()
 	defer cancel()

@@ -68,8 +68,18 @@ type source struct {
 	log   *slog.Logger
 
 	mu      sync.Mutex
-	tracked map[int64]bool // daemon cdp.send ids whose results carry page data
-	stats   struct{ redacted, blocked int64 }
+	tracked map[int64]int // daemon cdp.send ids whose results carry page data → their tab
+	// pending are the counts not yet reported to the daemon, by tab
+	// (counts.go); changed holds a token while there are some.
+	pending map[int]*tabCounts
+	changed chan struct{}
+}
+
+func newSource(store *redact.Store, log *slog.Logger) *source {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &source{store: store, log: log, tracked: map[int64]int{}, pending: map[int]*tabCounts{}, changed: make(chan struct{}, 1)}
 }
 
 // down notes a daemon request whose reply must be redacted.
@@ -77,12 +87,13 @@ func (s *source) down(msg []byte, h head) {
 	if s.store == nil || h.Method != "cdp.send" || h.ID == 0 {
 		return
 	}
-	if !pageResults[gjson.GetBytes(msg, "params.method").String()] {
+	res := gjson.GetManyBytes(msg, "params.method", "params.tab_id")
+	if !pageResults[res[0].String()] {
 		return
 	}
 	s.mu.Lock()
 	if len(s.tracked) < maxTracked {
-		s.tracked[h.ID] = true
+		s.tracked[h.ID] = int(res[1].Int())
 	}
 	s.mu.Unlock()
 }
@@ -103,11 +114,14 @@ func (s *source) up(msg []byte, h head) []byte {
 	}
 	switch {
 	case h.Method == "cdp.event":
-		p := gjson.GetBytes(msg, "params.params")
-		if !pageEvents[gjson.GetBytes(msg, "params.method").String()] || !p.IsObject() {
+		if !pageEvents[gjson.GetBytes(msg, "params.method").String()] {
 			return msg
 		}
-		out, err := s.splice(msg, p)
+		res := gjson.GetManyBytes(msg, "params.params", "params.tab_id")
+		if !res[0].IsObject() {
+			return msg
+		}
+		out, err := s.splice(msg, res[0], int(res[1].Int()))
 		if err != nil {
 			s.log.Warn("page event dropped: redaction failed", "bytes", len(msg), "err", err)
 			return nil
@@ -115,7 +129,7 @@ func (s *source) up(msg []byte, h head) []byte {
 		return out
 	case h.isReply():
 		s.mu.Lock()
-		hit := s.tracked[h.ID]
+		tab, hit := s.tracked[h.ID]
 		delete(s.tracked, h.ID)
 		s.mu.Unlock()
 		if !hit {
@@ -125,7 +139,7 @@ func (s *source) up(msg []byte, h head) []byte {
 		if !res.IsObject() || gjson.GetBytes(msg, "result.base64Encoded").Bool() {
 			return msg
 		}
-		out, err := s.splice(msg, res)
+		out, err := s.splice(msg, res, tab)
 		if err != nil {
 			s.log.Warn("page data reply blocked: redaction failed", "bytes", len(msg), "err", err)
 			e := protocol.Errorf("redaction_failed", false, "the native host could not redact this result, so it was blocked (%v); fix the redaction policy", err)
@@ -136,20 +150,22 @@ func (s *source) up(msg []byte, h head) []byte {
 	return msg
 }
 
-// splice replaces the value v of msg with its redacted form.
-func (s *source) splice(msg []byte, v gjson.Result) ([]byte, error) {
+// splice replaces the value v of msg with its redacted form; the outcome
+// is counted for tab.
+func (s *source) splice(msg []byte, v gjson.Result, tab int) ([]byte, error) {
 	e, err := s.store.Engine()
 	if err != nil {
-		s.count(0, err)
+		s.count(tab, redact.Stats{}, err)
 		return nil, err
 	}
 	i := v.Index
 	if i <= 0 || i+len(v.Raw) > len(msg) || string(msg[i:i+len(v.Raw)]) != v.Raw {
-		// No position: redact the whole payload re-encoded.
+		// No position: the message is refused (and counted as blocked).
+		s.count(tab, redact.Stats{}, errNoIndex)
 		return nil, errNoIndex
 	}
 	red, st, err := e.JSONKeepTypes([]byte(v.Raw))
-	s.count(st.Redacted, err)
+	s.count(tab, st, err)
 	if err != nil {
 		return nil, err
 	}
@@ -165,13 +181,3 @@ func (s *source) splice(msg []byte, v gjson.Result) ([]byte, error) {
 // errNoIndex: gjson did not report where the payload sits; the message is
 // refused rather than passed unredacted.
 var errNoIndex = errors.New("nativehost: the payload's position in the message is unknown")
-
-func (s *source) count(n int, err error) {
-	s.mu.Lock()
-	if err != nil {
-		s.stats.blocked++
-	} else {
-		s.stats.redacted += int64(n)
-	}
-	s.mu.Unlock()
-}

@@ -97,7 +97,7 @@ func TestSourceStageRedactsPageData(t *testing.T) {
 // has numbers under secret-sounding names) still decodes with cdproto after
 // the source stage, with its cookie redacted.
 func TestSourceStageKeepsCDPTypes(t *testing.T) {
-	src := &source{store: redact.OpenStore(filepath.Join(t.TempDir(), "redaction.json")), tracked: map[int64]bool{}}
+	src := newSource(redact.OpenStore(filepath.Join(t.TempDir(), "redaction.json")), nil)
 	raw, _ := json.Marshal(cdpEvent("Network.responseReceived", "", json.RawMessage(`{"requestId":"1","loaderId":"L","timestamp":1.5,"type":"Document",`+
 		`"response":{"url":"https://a.test/","status":200,"statusText":"OK","headers":{"set-cookie":"sid=abc123secret; Secure"},"mimeType":"text/html",`+
 		`"charset":"utf-8","connectionReused":false,"connectionId":12,"encodedDataLength":100,"securityState":"secure","protocol":"h2",`+
@@ -153,7 +153,7 @@ func TestSourceStageFailsClosed(t *testing.T) {
 // with headers and a URL, as Chrome sends it) and per event it only peeks
 // at (a load event).
 func BenchmarkSourceStage(b *testing.B) {
-	src := &source{store: redact.OpenStore(filepath.Join(b.TempDir(), "redaction.json")), tracked: map[int64]bool{}}
+	src := newSource(redact.OpenStore(filepath.Join(b.TempDir(), "redaction.json")), nil)
 	ev := func(m protocol.Message) ([]byte, head) {
 		raw, _ := json.Marshal(m)
 		return raw, peek(raw)

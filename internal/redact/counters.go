@@ -1,7 +1,9 @@
 package redact
 
 import (
+	"encoding/json"
 	"maps"
+	"slices"
 	"sync"
 )
 
@@ -49,6 +51,20 @@ func (c *Counters) Blocked(stage Stage) {
 	c.byStage[stage] = sc
 }
 
+// AddBlocked counts n outputs blocked at a stage (a native host's report
+// of its source stage); n ≤ 0 counts nothing.
+func (c *Counters) AddBlocked(stage Stage, n int64) {
+	if n <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.blocked += n
+	sc := c.byStage[stage]
+	sc.Blocked += n
+	c.byStage[stage] = sc
+}
+
 // Observe counts the outcome of one call: a non-nil err is a blocked
 // output, anything else adds s.
 func (c *Counters) Observe(stage Stage, s Stats, err error) {
@@ -80,6 +96,28 @@ type Snapshot struct {
 	BlockedCount  int64                `json:"blocked_count"`
 	ByClass       map[string]int64     `json:"by_class"`
 	ByStage       map[Stage]StageCount `json:"by_stage"`
+}
+
+// ClassCount is one class's count in a Snapshot's JSON.
+type ClassCount struct {
+	Class string `json:"class"`
+	Count int64  `json:"count"`
+}
+
+// MarshalJSON writes by_class as a list of {class, count}, sorted by
+// class: as a map its keys would be class names such as "session_id" or
+// "github_token", and the server stage redacts the value under a
+// secret-sounding key — the counts would come back as markers.
+func (s Snapshot) MarshalJSON() ([]byte, error) {
+	type plain Snapshot
+	classes := make([]ClassCount, 0, len(s.ByClass))
+	for _, k := range slices.Sorted(maps.Keys(s.ByClass)) {
+		classes = append(classes, ClassCount{k, s.ByClass[k]})
+	}
+	return json.Marshal(struct {
+		plain
+		ByClass []ClassCount `json:"by_class"`
+	}{plain(s), classes})
 }
 
 // Snapshot returns a consistent copy of the counters.
