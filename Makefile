@@ -15,6 +15,8 @@ build:
 
 vet:
 	$(GO) vet ./...
+	@unformatted=$$(git ls-files '*.go' | xargs gofmt -l); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 
 # test: everything. Unit tests first (fast feedback), then the JS unit
 # tests, then end to end in real Chromium, then the MCP conformance suite.

@@ -103,6 +103,7 @@ func (a *act) do(ctx context.Context, o runOpts, fn func(ctx context.Context, a 
 		main, _ = a.t.rootFrame(ctx, a.s, "") // cached after the tab's first action
 	}
 	a.w = a.e.watch(a.s, main, a.e.cfg.Capture == nil)
+	defer a.w.stop() // collect may still wait on the subscriptions
 	if !o.keepCursor {
 		a.skipCaptured()
 	}
@@ -115,7 +116,7 @@ func (a *act) do(ctx context.Context, o runOpts, fn func(ctx context.Context, a 
 	if err == nil {
 		a.w.awaitRequested(ctx, navWait)
 	}
-	a.w.stop()
+	a.w.drain()
 	if errors.Is(err, errWorldGone) {
 		err = &tools.Error{Code: "page_changed", Retryable: true,
 			Message: "the page's document was replaced during the action (it navigated); take a new snapshot and retry"}

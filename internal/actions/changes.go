@@ -4,12 +4,17 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 )
 
 // maxListed bounds the errors and failed requests an answer lists.
 const maxListed = 5
+
+// urlEventWait bounds the wait for the navigation event of a URL change
+// the page probe saw before the event arrived.
+const urlEventWait = time.Second
 
 // skipCaptured moves the tab's capture cursor past what is stored now, so
 // an action reports only what arrived during it.
@@ -55,6 +60,8 @@ func (a *act) collect(ctx context.Context, probed bool, before pageState) {
 		if err == nil {
 			if before.URL != "" && after.URL != before.URL {
 				ch.URL = &Delta{From: before.URL, To: after.URL}
+				w.awaitURLEvent(ctx, urlEventWait)
+				ch.Navigated = w.navigated
 			}
 			if before.URL != "" && after.Title != before.Title {
 				ch.Title = &Delta{From: before.Title, To: after.Title}

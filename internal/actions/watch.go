@@ -25,6 +25,7 @@ type watcher struct {
 
 	dialogs   []DialogInfo
 	navigated bool   // a new main-frame document
+	sameDoc   bool   // a same-document navigation of the main frame (pushState, fragment)
 	requested bool   // the page asked for a main-frame navigation (a link, location.href)
 	stopped   bool   // the main frame stopped loading
 	url       string // the main frame's url after its last navigation
@@ -139,6 +140,28 @@ func (w *watcher) awaitRequested(ctx context.Context, bound time.Duration) {
 	defer cancel()
 	for !w.navigated && !w.stopped && w.next(ctx) {
 	}
+	// next picks at random among events that are ready at once: the new
+	// document's FrameStoppedLoading may be read before its FrameNavigated,
+	// which is already buffered (the link delivers them in order). Read it.
+	w.drain()
+}
+
+// awaitURLEvent waits (bounded) for the navigation event behind a URL
+// change the action's page probe already saw. The probe's answer comes
+// from the renderer and the navigation events may arrive after it (seen
+// about one click in five that followed a link): without this wait the
+// answer would say the URL changed but not that the document did, and
+// refs would not be reported stale.
+func (w *watcher) awaitURLEvent(ctx context.Context, bound time.Duration) {
+	w.drain()
+	if w.navigated || w.sameDoc {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	for !w.navigated && !w.sameDoc && w.next(ctx) {
+	}
+	w.drain()
 }
 
 func (w *watcher) event(method string, raw jsonv2.Value) {
@@ -156,7 +179,7 @@ func (w *watcher) event(method string, raw jsonv2.Value) {
 	case page.NavigatedWithinDocument.Method:
 		var ev page.EventNavigatedWithinDocument
 		if jsonv2.Unmarshal(raw, &ev) == nil && (w.mainFrame == "" || ev.FrameID == w.mainFrame) {
-			w.url = ev.URL
+			w.url, w.sameDoc = ev.URL, true
 		}
 	case page.FrameRequestedNavigation.Method:
 		var ev page.EventFrameRequestedNavigation

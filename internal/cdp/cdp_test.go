@@ -59,7 +59,7 @@ func TestRouterDeliversOnlyMatchingEvents(t *testing.T) {
 	s := r.Session(&fakeCaller{}, 1)
 	ch, cancel := s.Subscribe("Page.loadEventFired")
 	defer cancel()
-	r.Dispatch(2, "", "Page.loadEventFired", json.RawMessage(`{"timestamp":1}`)) // other tab
+	r.Dispatch(2, "", "Page.loadEventFired", json.RawMessage(`{"timestamp":1}`))  // other tab
 	r.Dispatch(1, "S", "Page.loadEventFired", json.RawMessage(`{"timestamp":2}`)) // child session
 	r.Dispatch(1, "", "Page.domContentEventFired", json.RawMessage(`{}`))         // other method
 	r.Dispatch(1, "", "Page.loadEventFired", json.RawMessage(`{"timestamp":3}`))

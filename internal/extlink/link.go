@@ -43,8 +43,8 @@ type Options struct {
 	// Serve answers the extension's requests other than hello and ping
 	// (the agent panel's calls). It runs on the link's read goroutine, so
 	// it must be quick. Nil: every other method is unknown.
-	Serve func(l *Link, method string, params json.RawMessage) (any, *protocol.Error)
-	Logger  *slog.Logger
+	Serve  func(l *Link, method string, params json.RawMessage) (any, *protocol.Error)
+	Logger *slog.Logger
 }
 
 // Link is one live connection to an extension through a native host.

@@ -144,8 +144,8 @@ func (g *gen) cloud(add adder) {
 		sa := map[string]string{
 			"type": "service_account", "project_id": fmt.Sprintf("demo-project-%d", i),
 			"private_key_id": g.pick(hexLower, 40), "private_key": block,
-			"client_email":   fmt.Sprintf("svc-%d@demo-project-%d.iam.gserviceaccount.com", i, i),
-			"client_id":      "1" + g.digitsN(20), "auth_uri": "https://accounts.google.com/o/oauth2/auth",
+			"client_email": fmt.Sprintf("svc-%d@demo-project-%d.iam.gserviceaccount.com", i, i),
+			"client_id":    "1" + g.digitsN(20), "auth_uri": "https://accounts.google.com/o/oauth2/auth",
 			"token_uri": "https://oauth2.googleapis.com/token",
 		}
 		raw, _ := json.Marshal(sa)
