@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -95,8 +96,21 @@ func (w wsConn) Read(ctx context.Context) ([]byte, error) {
 	return b, err
 }
 
+// writeTimeout bounds one write to a native host.
+const writeTimeout = 10 * time.Second
+
+// Write sends one message. The caller's cancellation does not reach the
+// WebSocket: coder/websocket closes the connection when a write's context
+// ends mid-write, so one abandoned call (a screenshot's extra capture
+// requests are cancelled as soon as one answers) would drop the link for
+// every session. A write already begun finishes, bounded by writeTimeout.
 func (w wsConn) Write(ctx context.Context, b []byte) error {
-	return w.c.Write(ctx, websocket.MessageText, b)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	return w.c.Write(wctx, websocket.MessageText, b)
 }
 
 func (w wsConn) Close(reason string) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/coder/websocket"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -64,7 +65,7 @@ func (w *wsConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 				return msg, nil
 			}
 		}
-		if err := w.c.Write(ctx, websocket.MessageText, reply); err != nil {
+		if err := write(ctx, w.c, reply); err != nil {
 			return nil, err
 		}
 	}
@@ -96,7 +97,23 @@ func (w *wsConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	return w.c.Write(ctx, websocket.MessageText, data)
+	return write(ctx, w.c, data)
+}
+
+// writeTimeout bounds one write to a client.
+const writeTimeout = 30 * time.Second
+
+// write sends one message. The caller's cancellation (a cancelled
+// request's context) does not reach the WebSocket: coder/websocket closes
+// the connection when a write's context ends mid-write, which would end
+// the client's session. A write already begun finishes, bounded.
+func write(ctx context.Context, c *websocket.Conn, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
+	defer cancel()
+	return c.Write(wctx, websocket.MessageText, data)
 }
 
 // Close implements mcp.Connection. It is idempotent; a peer that has
