@@ -70,18 +70,19 @@ func panel(t *testing.T, s *Server, method string, params any) (map[string]any, 
 // conversation's events.
 func turnEvents(t *testing.T, s *Server, conv string) []agent.Event {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		evs, lost := s.agent().chat.History(conv, 0)
-		require.False(t, lost)
-		if n := len(evs); n > 0 && evs[n-1].Kind == agent.KindDone {
-			return evs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the turn did not finish; events: %+v", evs)
-		}
-		time.Sleep(10 * time.Millisecond)
+	done := make(chan struct{})
+	go func() { s.agent().chat.Wait(); close(done) }() // no other turn starts meanwhile
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		evs, _ := s.agent().chat.History(conv, 0)
+		t.Fatalf("the turn did not finish; events: %+v", evs)
 	}
+	evs, lost := s.agent().chat.History(conv, 0)
+	require.False(t, lost)
+	require.NotEmpty(t, evs)
+	require.Equal(t, agent.KindDone, evs[len(evs)-1].Kind, "%+v", evs)
+	return evs
 }
 
 func kindsOf(evs []agent.Event) string {
@@ -270,16 +271,22 @@ func TestPanelToolCallNeedsApproval(t *testing.T) {
 	t.Cleanup(fake.Close)
 	cfg := `{"default":"fake","providers":[{"name":"fake","type":"openai","base_url":"` + fake.URL + `/v1","model":"m"}]}`
 	s := agentDaemon(t, map[string]string{agent.ConfigFile: cfg}, 0o600)
+	events, stop := s.Approvals().Subscribe()
+	defer stop()
 	res, code := panel(t, s, "panel.chat", map[string]any{"message": "open a tab"})
 	require.Empty(t, code)
 	conv := res["conversation_id"].(string)
 
 	var pending []approval.Request
-	deadline := time.Now().Add(15 * time.Second)
 	for len(pending) == 0 {
-		require.True(t, time.Now().Before(deadline), "no approval request from the panel's call")
-		time.Sleep(10 * time.Millisecond)
-		pending = s.Approvals().Pending(PanelSessionID)
+		select {
+		case ev := <-events:
+			if ev.Type == approval.Requested && ev.Request.SessionID == PanelSessionID {
+				pending = append(pending, ev.Request)
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatal("no approval request from the panel's call")
+		}
 	}
 	assert.Equal(t, "interact.new_tab", pending[0].Action)
 	_, code = panel(t, s, "approvals.decide", map[string]any{"request_id": pending[0].RequestID, "decision": "deny"})

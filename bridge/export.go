@@ -193,91 +193,53 @@ func allRequests(store *capture.Store, tab int, failedOnly bool) []capture.Reque
 	return out
 }
 
-// egress is the egress engine and a counter for the session's
-// redactions; a broken policy blocks every export.
-type egress struct {
-	e     *redact.Engine
-	stats redact.Stats
-	err   error
-}
+// egress redacts one export's fields and documents with the egress
+// engine, summing what it redacted; a broken policy blocks every export.
+type egress struct{ redact.Fields }
 
 func (st *agentState) egress() *egress {
 	e, err := st.s.Egress().Engine()
-	return &egress{e: e, err: err}
-}
-
-func (g *egress) apply(p *string, f func(string) (string, redact.Stats, error)) {
-	if g.err != nil || *p == "" {
-		return
-	}
-	out, s, err := f(*p)
-	if err != nil {
-		g.err = err
-		return
-	}
-	*p = out
-	g.stats.Redacted += s.Redacted
-}
-
-func (g *egress) text(p *string) {
-	if g.e != nil {
-		g.apply(p, g.e.Text)
-	}
-}
-func (g *egress) url(p *string) {
-	if g.e != nil {
-		g.apply(p, g.e.URL)
-	}
+	return &egress{redact.Fields{E: e, Err: err}}
 }
 
 // replay redacts the replay metadata field by field, so generators work
 // on redacted values.
 func (g *egress) replay(r *export.Replay) {
-	g.url(&r.StartURL)
-	g.url(&r.FinalURL)
+	g.URL(&r.StartURL)
+	g.URL(&r.FinalURL)
 	for i := range r.Actions {
 		a := &r.Actions[i]
-		g.url(&a.URL)
-		g.url(&a.PageURL)
-		for _, p := range []*string{&a.Text, &a.Value, &a.Prompt, &a.Keys, &a.Target, &a.Selector, &a.Ref} {
-			g.text(p)
-		}
+		g.URL(&a.URL)
+		g.URL(&a.PageURL)
+		g.Strings(&a.Text, &a.Value, &a.Prompt, &a.Keys, &a.Target, &a.Selector, &a.Ref)
 		for j := range a.Fields {
 			f := &a.Fields[j]
-			for _, p := range []*string{&f.Value, &f.Target, &f.Selector} {
-				g.text(p)
-			}
+			g.Strings(&f.Value, &f.Target, &f.Selector)
 		}
 	}
 }
 
 // json redacts a whole document as JSON.
 func (g *egress) json(v any) json.RawMessage {
-	if g.err != nil {
+	if g.Err != nil {
 		return nil
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
-		g.err = err
+		g.Err = err
 		return nil
 	}
-	out, s, err := g.e.JSON(raw)
-	if err != nil {
-		g.err = err
-		return nil
-	}
-	g.stats.Redacted += s.Redacted
-	return out
+	return g.JSON(raw)
 }
 
 // done counts the egress redactions to the session and turns a failure
 // into the tool error that blocks the output.
 func (st *agentState) done(sid string, g *egress) error {
 	if c := st.s.Egress().Count; c != nil {
-		c(sid, redact.StageEgress, g.stats, g.err)
+		c(sid, redact.StageEgress, g.Stats, g.Err)
 	}
-	if g.err != nil {
-		return &tools.Error{Code: "redaction_failed", Message: "the export was blocked by redaction (" + g.err.Error() + "); nothing was written; fix redaction.json and retry"}
+	if g.Err != nil {
+		return &tools.Error{Code: "redaction_failed", Message: "the export was blocked by redaction (" + g.Err.Error() + "); nothing was written; fix redaction.json and retry"}
 	}
 	return nil
 }
@@ -294,7 +256,7 @@ func (st *agentState) redactedDoc(sid string, doc export.Document) (json.RawMess
 	}
 	var m map[string]any
 	if json.Unmarshal(raw, &m) == nil {
-		m["redaction"] = export.Redaction{PolicyVersion: st.s.safe.red.version(), RedactedCount: int64(g.stats.Redacted)}
+		m["redaction"] = export.Redaction{PolicyVersion: st.s.safe.red.version(), RedactedCount: int64(g.Stats.Redacted)}
 		raw, _ = json.Marshal(m)
 	}
 	return raw, nil

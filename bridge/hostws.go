@@ -9,6 +9,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/gasoline-mcp/gasoline/internal/extlink"
+	"github.com/gasoline-mcp/gasoline/internal/wsutil"
 )
 
 // MaxMessage bounds one WebSocket message on the daemon's sockets; the
@@ -99,18 +100,10 @@ func (w wsConn) Read(ctx context.Context) ([]byte, error) {
 // writeTimeout bounds one write to a native host.
 const writeTimeout = 10 * time.Second
 
-// Write sends one message. The caller's cancellation does not reach the
-// WebSocket: coder/websocket closes the connection when a write's context
-// ends mid-write, so one abandoned call (a screenshot's extra capture
-// requests are cancelled as soon as one answers) would drop the link for
-// every session. A write already begun finishes, bounded by writeTimeout.
+// Write sends one message; the caller's cancellation does not close the
+// link (see wsutil.Write).
 func (w wsConn) Write(ctx context.Context, b []byte) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
-	defer cancel()
-	return w.c.Write(wctx, websocket.MessageText, b)
+	return wsutil.Write(ctx, w.c, b, writeTimeout)
 }
 
 func (w wsConn) Close(reason string) error {

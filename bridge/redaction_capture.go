@@ -20,58 +20,51 @@ func (s *Server) captureRedactor(kind string, v any) (any, error) {
 		s.safe.red.count("", redact.StageServer, redact.Stats{}, err)
 		return nil, err
 	}
-	w := &entryWalk{e: e}
+	w := &entryWalk{redact.Fields{E: e}}
 	out := w.entry(v)
-	if w.err == nil && out == nil {
-		w.err = fmt.Errorf("%w: no redaction rule for a %T entry", redact.ErrBlocked, v)
+	if w.Err == nil && out == nil {
+		w.Err = fmt.Errorf("%w: no redaction rule for a %T entry", redact.ErrBlocked, v)
 	}
-	s.safe.red.count("", redact.StageServer, w.st, w.err)
-	if w.err != nil {
-		return nil, w.err
+	s.safe.red.count("", redact.StageServer, w.Stats, w.Err)
+	if w.Err != nil {
+		return nil, w.Err
 	}
 	return out, nil
 }
 
 // entryWalk redacts the fields of one entry, keeping the first error.
-type entryWalk struct {
-	e   *redact.Engine
-	st  redact.Stats
-	err error
-}
+type entryWalk struct{ redact.Fields }
 
 func (w *entryWalk) entry(v any) any {
 	switch x := v.(type) {
 	case capture.ConsoleEntry:
-		w.text(&x.Text)
-		w.url(&x.URL)
+		w.Text(&x.Text)
+		w.URL(&x.URL)
 		x.Stack = w.frames(x.Stack)
 		return x
 	case capture.Exception:
-		w.text(&x.Message)
-		w.url(&x.URL)
+		w.Text(&x.Message)
+		w.URL(&x.URL)
 		x.Stack = w.frames(x.Stack)
 		return x
 	case capture.Request:
-		w.url(&x.URL)
-		w.url(&x.InitiatorURL)
-		w.text(&x.StatusText)
-		w.text(&x.ErrorText)
+		w.URL(&x.URL)
+		w.URL(&x.InitiatorURL)
+		w.Strings(&x.StatusText, &x.ErrorText)
 		return x
 	case capture.WebSocketEvent:
-		w.url(&x.URL)
+		w.URL(&x.URL)
 		if !x.Binary {
-			w.text(&x.Payload)
+			w.Text(&x.Payload)
 		}
-		w.text(&x.Error)
+		w.Text(&x.Error)
 		return x
 	case capture.Dialog:
-		w.text(&x.Message)
-		w.url(&x.URL)
-		w.text(&x.DefaultPrompt)
-		w.text(&x.UserInput)
+		w.URL(&x.URL)
+		w.Strings(&x.Message, &x.DefaultPrompt, &x.UserInput)
 		return x
 	case capture.Navigation:
-		w.url(&x.URL)
+		w.URL(&x.URL)
 		return x
 	}
 	return nil
@@ -84,34 +77,8 @@ func (w *entryWalk) frames(in []capture.Frame) []capture.Frame {
 	}
 	fs := append([]capture.Frame(nil), in...)
 	for i := range fs {
-		w.url(&fs[i].URL)
-		w.text(&fs[i].Function)
+		w.URL(&fs[i].URL)
+		w.Text(&fs[i].Function)
 	}
 	return fs
-}
-
-func (w *entryWalk) text(p *string) { w.apply(p, w.e.Text) }
-func (w *entryWalk) url(p *string)  { w.apply(p, w.e.URL) }
-
-func (w *entryWalk) apply(p *string, f func(string) (string, redact.Stats, error)) {
-	if w.err != nil || *p == "" {
-		return
-	}
-	out, st, err := f(*p)
-	if err != nil {
-		w.err = err
-		return
-	}
-	*p = out
-	addStats(&w.st, st)
-}
-
-func addStats(dst *redact.Stats, st redact.Stats) {
-	for k, n := range st.ByClass {
-		if dst.ByClass == nil {
-			dst.ByClass = map[string]int{}
-		}
-		dst.ByClass[k] += n
-	}
-	dst.Redacted += st.Redacted
 }

@@ -133,12 +133,20 @@ func (w *watcher) next(ctx context.Context) bool {
 // answers with where it went.
 func (w *watcher) awaitRequested(ctx context.Context, bound time.Duration) {
 	w.drain()
-	if !w.requested || w.navigated || w.stopped {
+	if w.requested {
+		w.await(ctx, bound, func() bool { return w.navigated || w.stopped })
+	}
+}
+
+// await reads main-frame navigation events until done holds, bounded.
+func (w *watcher) await(ctx context.Context, bound time.Duration, done func() bool) {
+	w.drain()
+	if done() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	for !w.navigated && !w.stopped && w.next(ctx) {
+	for !done() && w.next(ctx) {
 	}
 	// next picks at random among events that are ready at once: the new
 	// document's FrameStoppedLoading may be read before its FrameNavigated,
@@ -153,15 +161,7 @@ func (w *watcher) awaitRequested(ctx context.Context, bound time.Duration) {
 // answer would say the URL changed but not that the document did, and
 // refs would not be reported stale.
 func (w *watcher) awaitURLEvent(ctx context.Context, bound time.Duration) {
-	w.drain()
-	if w.navigated || w.sameDoc {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, bound)
-	defer cancel()
-	for !w.navigated && !w.sameDoc && w.next(ctx) {
-	}
-	w.drain()
+	w.await(ctx, bound, func() bool { return w.navigated || w.sameDoc })
 }
 
 func (w *watcher) event(method string, raw jsonv2.Value) {

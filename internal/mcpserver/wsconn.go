@@ -10,6 +10,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gasoline-mcp/gasoline/internal/wsutil"
 )
 
 // MaxMessage bounds one MCP message on /ws/mcp.
@@ -103,17 +105,10 @@ func (w *wsConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // writeTimeout bounds one write to a client.
 const writeTimeout = 30 * time.Second
 
-// write sends one message. The caller's cancellation (a cancelled
-// request's context) does not reach the WebSocket: coder/websocket closes
-// the connection when a write's context ends mid-write, which would end
-// the client's session. A write already begun finishes, bounded.
+// write sends one message; a cancelled request's context does not close
+// the client's connection (see wsutil.Write).
 func write(ctx context.Context, c *websocket.Conn, data []byte) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
-	defer cancel()
-	return c.Write(wctx, websocket.MessageText, data)
+	return wsutil.Write(ctx, c, data, writeTimeout)
 }
 
 // Close implements mcp.Connection. It is idempotent; a peer that has

@@ -48,8 +48,7 @@ func (o *Observer) errorBundles(ctx context.Context, c *mcpserver.Call) (any, er
 	if err != nil {
 		return nil, err
 	}
-	groups := slices.DeleteFunc(o.cfg.Store.Errors(tab), func(g capture.ErrorGroup) bool { return g.LastOrder <= pg.after })
-	slices.SortFunc(groups, func(a, b capture.ErrorGroup) int { return cmp.Compare(a.LastOrder, b.LastOrder) })
+	groups := o.errorGroupsAfter(tab, pg.after)
 	r := BundlesResult{TabID: tab, NextCursor: cursor(pg.after), Bundles: []Bundle{}}
 	if len(groups) > pg.limit {
 		groups, r.Truncated = groups[:pg.limit], true

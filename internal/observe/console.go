@@ -35,8 +35,7 @@ func (o *Observer) errors(ctx context.Context, c *mcpserver.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	groups := slices.DeleteFunc(o.cfg.Store.Errors(tab), func(g capture.ErrorGroup) bool { return g.LastOrder <= pg.after })
-	slices.SortFunc(groups, func(a, b capture.ErrorGroup) int { return cmp.Compare(a.LastOrder, b.LastOrder) })
+	groups := o.errorGroupsAfter(tab, pg.after)
 	r := ErrorsResult{TabID: tab, Groups: len(groups), NextCursor: cursor(pg.after)}
 	for _, g := range groups {
 		r.Occurrences += g.Count
@@ -154,4 +153,13 @@ func collect[T any](fetch func(after uint64, limit int) capture.Page[T], keep fu
 			return out
 		}
 	}
+}
+
+// errorGroupsAfter returns the tab's error groups whose latest occurrence
+// is past the cursor after, oldest latest-occurrence first (the order and
+// the cursor of errors and error_bundles).
+func (o *Observer) errorGroupsAfter(tab int, after uint64) []capture.ErrorGroup {
+	groups := slices.DeleteFunc(o.cfg.Store.Errors(tab), func(g capture.ErrorGroup) bool { return g.LastOrder <= after })
+	slices.SortFunc(groups, func(a, b capture.ErrorGroup) int { return cmp.Compare(a.LastOrder, b.LastOrder) })
+	return groups
 }

@@ -16,7 +16,8 @@
 // as JSON), [Engine.JSON], [Engine.JSONKeepTypes] (schema-bound JSON such
 // as CDP events: numbers keep their type), [Engine.Value] (decoded Go values, e.g. tool
 // results), [Engine.Headers], [Engine.HTTPHeader], [Engine.Header],
-// [Engine.URL], [Engine.Form] and [Engine.Body] (by content type). All are
+// [Engine.URL], [Engine.Form] and [Engine.Body] (by content type); [Fields]
+// walks many string fields of one output with the first error sticking. All are
 // safe for concurrent use, deterministic, and return (output, [Stats],
 // error). Secrets become [Marker] text, "[REDACTED:<label>]"; redacting
 // output again changes nothing.
