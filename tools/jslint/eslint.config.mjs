@@ -5,7 +5,7 @@ import js from '@eslint/js';
 import globals from 'globals';
 
 export default [
-  { ignores: ['**/node_modules/**'] },
+  { ignores: ['**/node_modules/**', 'extension/vendor/**'] },
   {
     files: ['extension/**/*.js', 'extension/**/*.mjs'],
     ...js.configs.recommended,
