@@ -16,17 +16,22 @@ import (
 )
 
 // The user's side of approvals over HTTP: `gasoline-host approve|deny`
-// (and the agent panel) decide pending requests here. These endpoints are
-// never MCP tools: an agent cannot approve its own request through MCP.
-
-func (s *Server) approvalRoutes() {
-	s.mux.Handle("GET /approvals", s.guard.Wrap(http.HandlerFunc(s.handleListApprovals)))
-	s.mux.Handle("POST /approvals/{id}/approve", s.guard.Wrap(http.HandlerFunc(s.handleApprove)))
-	s.mux.Handle("POST /approvals/{id}/deny", s.guard.Wrap(http.HandlerFunc(s.handleDeny)))
-}
+// decides pending requests here (the panel does the same through the
+// extension link). These endpoints take the approver credential only
+// (routes.go) and are never MCP tools: an agent cannot decide its own
+// request.
 
 func (s *Server) handleListApprovals(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"pending": s.safe.approvals.Pending("")})
+	writeJSON(w, http.StatusOK, map[string]any{"pending": s.safe.approvals.Pending(""), "grants": s.safe.approvals.Grants("")})
+}
+
+// handleRevoke ends a site grant before its time.
+func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
+	if err := s.safe.approvals.Revoke(r.PathValue("id")); err != nil {
+		writeJSON(w, statusFor(err), map[string]string{"error": err.Error(), "code": approval.Code(err)})
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func (s *Server) handleApprove(w http.ResponseWriter, r *http.Request) {

@@ -1,7 +1,7 @@
 // Package bridge is the Gasoline daemon: the loopback HTTP/WebSocket server
 // that every client reaches (native hosts on /ws/host, MCP clients on /mcp
-// and /ws/mcp), holding the extension links, sessions and — as they land —
-// the dispatcher, approvals and redaction.
+// and /ws/mcp, the terminal CLI on /approvals), wiring the extension links,
+// sessions, dispatcher, approvals and redaction together.
 package bridge
 
 import (
@@ -18,10 +18,10 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/extid"
 	"github.com/gasoline-mcp/gasoline/internal/extlink"
 	"github.com/gasoline-mcp/gasoline/internal/httpguard"
-	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/version"
 )
@@ -43,16 +43,15 @@ type Config struct {
 type Server struct {
 	cfg    Config
 	log    *slog.Logger
-	token  string
+	creds  *creds.Set // one credential per role (docs/SECURITY.md)
 	guard  *httpguard.Guard
 	links  extlink.Hub
 	router *cdp.Router
 	safe   safety
-	// scoper, when set, names the tab, origin and target of a gated call
-	// (the tab manager provides it); see scopeOf.
-	scoper func(c *mcpserver.Call) (approval.Scope, string)
 	mux    *http.ServeMux
 	mcp    mcpStatus
+	// mcpHTTP and mcpWS serve /mcp and /ws/mcp (startMCP).
+	mcpHTTP, mcpWS http.Handler
 	// browser is the relay state: tab ownership, capture, observe modes.
 	browser *browser
 	// agentSt is the agent side (panel chat, agent_watch, export); nil
@@ -77,8 +76,12 @@ func (s *Server) Extensions() *extlink.Hub { return &s.links }
 // Port returns the port the daemon listens on.
 func (s *Server) Port() int { return s.port }
 
-// Token returns the bearer token (for in-process tests and clients only).
-func (s *Server) Token() string { return s.token }
+// Token returns the agent (MCP) credential, for in-process tests and
+// clients.
+func (s *Server) Token() string { return s.creds.Value(creds.Agent) }
+
+// Credential returns a role's credential, for in-process tests.
+func (s *Server) Credential(r creds.Role) string { return s.creds.Value(r) }
 
 // Run starts the daemon and blocks until ctx ends or /shutdown is called,
 // then stops gracefully: listeners closed, links closed, state file removed,
@@ -110,34 +113,41 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	defer lock.Release()
 
+	// The credentials are written before the daemon listens, so a client
+	// that sees it answer finds this daemon's link and approver
+	// credentials on disk.
+	set, err := creds.OpenSet(cfg.Dir)
+	if err != nil {
+		return fmt.Errorf("bridge: %w", err)
+	}
 	log.Info("startup", "stage", "listen", "port", cfg.Port)
 	lns, err := listen(ctx, cfg.Port)
 	if err != nil {
 		return err
 	}
 
-	s := &Server{cfg: cfg, log: log, token: state.NewToken(), stop: cancel, port: cfg.Port, router: cdp.NewRouter()}
-	s.guard = &httpguard.Guard{Token: s.token, AllowedOrigins: []string{extid.Origin}}
+	s := &Server{cfg: cfg, log: log, creds: set, stop: cancel, port: cfg.Port, router: cdp.NewRouter()}
+	s.guard = &httpguard.Guard{Creds: set, ExtensionOrigin: extid.Origin}
 	if err := s.startSafety(ctx); err != nil {
 		closeAll(lns)
 		return err
 	}
 	defer s.safe.audit.Close()
-	s.mux = http.NewServeMux()
-	s.routes()
 	if s.browser, err = s.newBrowser(ctx); err != nil {
 		closeAll(lns)
 		return err
 	}
 	defer func() { cancel(); s.browser.wait(); s.agent().wait() }()
-	if s.mcp, err = s.mountMCP(ctx, s.mux); err != nil {
+	m, err := s.startMCP(ctx)
+	if err != nil {
 		closeAll(lns)
 		return err
 	}
-	if m, ok := s.mcp.(*mcpserver.Server); ok {
-		s.browser.register(m)
-		s.registerAgent(ctx, m) // last: it wraps the interact modes to record them
-	}
+	s.mcp = m
+	s.browser.register(m)
+	s.registerAgent(ctx, m) // last: it wraps the interact modes to record them
+	s.mux = http.NewServeMux()
+	s.routes()
 	srv := &http.Server{
 		Handler:           s.mux,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -155,7 +165,7 @@ func Run(ctx context.Context, cfg Config) error {
 		defer wg.Done()
 		s.pushApprovals(ctx)
 	}()
-	errc := make(chan error, len(lns))
+	errc := make(chan error, len(lns)+1)
 	for _, ln := range lns {
 		wg.Add(1)
 		go func() {
@@ -167,9 +177,12 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	log.Info("startup", "stage", "state", "file", state.Path(cfg.Dir))
-	st := state.File{PID: os.Getpid(), Port: cfg.Port, Token: s.token, Version: cfg.Version, StartedAt: time.Now().UTC()}
+	st := state.File{PID: os.Getpid(), Port: cfg.Port, Version: cfg.Version, StartedAt: time.Now().UTC()}
 	if err := state.Write(cfg.Dir, st); err != nil {
-		cancel()
+		// Without state.json no launcher finds this daemon: stop, and
+		// say why (Run returns the error, so the process exits non-zero).
+		log.Error("cannot write the state file; stopping", "file", state.Path(cfg.Dir), "err", err)
+		errc <- fmt.Errorf("bridge: writing %s: %w", state.Path(cfg.Dir), err)
 	} else {
 		log.Info("startup", "stage", "ready", "addr", lns[0].Addr().String())
 		if cfg.Ready != nil {
@@ -221,15 +234,9 @@ func closeAll(lns []net.Listener) {
 	}
 }
 
-func (s *Server) routes() {
-	s.mux.Handle("GET /health", httpguard.WrapHostOnly(http.HandlerFunc(s.handleHealth)))
-	s.mux.Handle("GET /ws/host", s.guard.Wrap(http.HandlerFunc(s.handleHostWS)))
-	s.mux.Handle("POST /shutdown", s.guard.Wrap(http.HandlerFunc(s.handleShutdown)))
-	s.approvalRoutes()
-}
-
 // handleShutdown lets a launcher recycle this daemon (another version is
-// taking over) without signals, which Windows lacks.
+// taking over) without signals, which Windows lacks. It takes the approver
+// credential: an agent never stops the daemon.
 func (s *Server) handleShutdown(w http.ResponseWriter, r *http.Request) {
 	s.log.Info("shutdown requested over HTTP")
 	w.WriteHeader(http.StatusAccepted)

@@ -51,7 +51,6 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 	})
 	b.feed = observe.NewFeed(ctx, observe.FeedConfig{Store: store, Owned: b.tabs.Registry().Owned, CDP: session, Logger: s.log})
 	b.act = newInteractor(s, b)
-	s.scoper = b.scope
 	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Link: &s.links, Dir: s.cfg.Dir,
 		ResolveRef: b.act.resolveRef, Logger: s.log})
 	return b, nil

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gasoline-mcp/gasoline/internal/approval"
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
@@ -87,7 +88,7 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any)
 
 func decide(t *testing.T, s *Server, id, verb, body string) (int, map[string]any) {
 	req, _ := http.NewRequest("POST", "http://127.0.0.1:"+strconv.Itoa(s.Port())+"/approvals/"+id+"/"+verb, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+s.Token())
+	req.Header.Set("Authorization", "Bearer "+s.Credential(creds.Approver))
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
@@ -213,7 +214,12 @@ func TestStateFileWrittenAndRemoved(t *testing.T) {
 	st, err := state.Read(s.cfg.Dir)
 	require.NoError(t, err)
 	require.Equal(t, s.Port(), st.Port)
-	require.Equal(t, s.Token(), st.Token)
+	require.Empty(t, st.LegacyToken, "state.json carries no credential")
+	raw, err := os.ReadFile(state.Path(s.cfg.Dir))
+	require.NoError(t, err)
+	for _, r := range creds.Roles {
+		require.NotContains(t, string(raw), s.Credential(r), "state.json must not carry the %s credential", r)
+	}
 }
 
 // TestEveryGatedModeWaitsForTheUser walks tools/list on the real daemon

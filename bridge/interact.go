@@ -114,8 +114,8 @@ func (x *interactor) do(ctx context.Context, c *mcpserver.Call) (any, error) {
 	ctx, cancel := observe.Budget(ctx, c)
 	defer cancel()
 	if c.Mode.Name == "batch" {
-		if e := batchSteps(c); e != nil {
-			return nil, e
+		if _, e := planOf(c); e != nil {
+			return nil, e // the gate refused it already, unless the policy let it through
 		}
 	}
 	s, err := x.tabs.Session(ctx, c.Session.ID(), c.Int("tab_id", 0))
@@ -158,24 +158,6 @@ func dialogAnswer(r *actions.Result) DialogAnswer {
 		d.Accepted, _ = v["accepted"].(bool)
 	}
 	return d
-}
-
-// batchSteps refuses a batch whose steps include a sensitive mode: the
-// batch is approved as a mutating call, so execute_js and upload must be
-// approved on their own.
-func batchSteps(c *mcpserver.Call) *tools.Error {
-	steps, _ := c.Args["steps"].([]any)
-	for i, st := range steps {
-		m, _ := st.(map[string]any)
-		what, _ := m["what"].(string)
-		if what == "" {
-			what, _ = m["action"].(string)
-		}
-		if cl, err := tools.Classify("interact", what); err == nil && cl == tools.Sensitive {
-			return tools.Errorf(tools.CodeInvalidArgument, "step %d (%s) is sensitive and cannot run inside a batch; call interact %s on its own (it needs its own approval)", i+1, what, what)
-		}
-	}
-	return nil
 }
 
 // SnapshotResult is observe snapshot's structured answer: the metadata; the
@@ -291,16 +273,13 @@ func (x *interactor) resolveRef(ctx context.Context, tab int, ref string) (cdpro
 // better than a late one.
 const describeWait = time.Second
 
-// describe names the element a gated call targets (button "Pay now"), or
-// "" when it has no element target or it cannot be named in time (the
-// action then reports its own error).
-func (x *interactor) describe(tab int, c *mcpserver.Call) string {
-	t := actions.Target{Ref: c.Str("ref"), Selector: c.Str("selector"), Frame: c.Str("frame")}
-	if c.Mode.Tool != "interact" || t.Ref == "" && t.Selector == "" {
+// describe names the element a target points at (button "Pay now"), or
+// "" when it has no element target or it cannot be named before ctx ends
+// (the action then reports its own error).
+func (x *interactor) describe(ctx context.Context, tab int, t actions.Target) string {
+	if t.Ref == "" && t.Selector == "" {
 		return ""
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), describeWait)
-	defer cancel()
 	d, err := x.eng.Describe(ctx, tab, t)
 	if err != nil {
 		return ""

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"time"
 
@@ -15,10 +14,10 @@ type mcpStatus interface {
 	Sessions() (stdio, http int)
 }
 
-// mountMCP registers the MCP endpoints (/mcp streamable HTTP, /ws/mcp for
-// the stdio relay) on mux behind s.guard. The MCP layer's goroutines stop
-// with ctx.
-func (s *Server) mountMCP(ctx context.Context, mux *http.ServeMux) (mcpStatus, error) {
+// startMCP builds the MCP server behind /mcp (streamable HTTP) and /ws/mcp
+// (the stdio relay), with the approval gate and the redaction gateway it
+// cannot run without. The MCP layer's goroutines stop with ctx.
+func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 	started := time.Now()
 	m, err := mcpserver.New(ctx, &mcpserver.Options{
 		Version: s.cfg.Version,
@@ -26,6 +25,9 @@ func (s *Server) mountMCP(ctx context.Context, mux *http.ServeMux) (mcpStatus, e
 		Logger:  s.log,
 		Gate:    s.gate,
 		Audit:   s.auditCall,
+		Redact:  s.safe.red.server,
+		// The user's extra screenshot masks, from the redaction policy.
+		MaskSelectors: s.maskSelectors,
 		Daemon: func() mcpserver.Daemon {
 			return mcpserver.Daemon{PID: os.Getpid(), StartedAt: started, Extension: s.links.Connected()}
 		},
@@ -34,7 +36,6 @@ func (s *Server) mountMCP(ctx context.Context, mux *http.ServeMux) (mcpStatus, e
 		return nil, err
 	}
 	s.safetyModes(m)
-	mux.Handle("/mcp", s.guard.Wrap(m.HTTPHandler()))
-	mux.Handle("GET /ws/mcp", s.guard.Wrap(m.WSHandler()))
+	s.mcpHTTP, s.mcpWS = m.HTTPHandler(), m.WSHandler()
 	return m, nil
 }

@@ -18,9 +18,11 @@ import (
 func (s *Server) servePanel(l *extlink.Link, method string, params json.RawMessage) (any, *protocol.Error) {
 	switch method {
 	case "approvals.list":
-		return map[string]any{"pending": s.safe.approvals.Pending("")}, nil
+		return map[string]any{"pending": s.safe.approvals.Pending(""), "grants": s.safe.approvals.Grants("")}, nil
 	case "approvals.decide":
 		return s.decide(params)
+	case "grants.revoke":
+		return s.revoke(params)
 	case "panel.chat", "panel.history", "panel.providers", "panel.export":
 		return s.serveAgentPanel(l, method, params)
 	case "panel.status":
@@ -62,6 +64,19 @@ func (s *Server) decide(raw json.RawMessage) (any, *protocol.Error) {
 		return map[string]any{"approval_id": tok.ApprovalID, "expires_at": tok.ExpiresAt}, nil
 	}
 	return nil, protocol.Errorf(protocol.CodeBadRequest, false, "decision must be once, site or deny, not %q", p.Decision)
+}
+
+func (s *Server) revoke(raw json.RawMessage) (any, *protocol.Error) {
+	var p struct {
+		GrantID string `json:"grant_id"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil || p.GrantID == "" {
+		return nil, protocol.Errorf(protocol.CodeBadRequest, false, "grants.revoke needs grant_id (from approvals.list's grants)")
+	}
+	if err := s.safe.approvals.Revoke(p.GrantID); err != nil {
+		return nil, approvalErr(err)
+	}
+	return map[string]any{"revoked": true}, nil
 }
 
 func approvalErr(err error) *protocol.Error {

@@ -52,10 +52,9 @@ func (s *Server) Egress() *redact.Gateway { return s.safe.red.egress }
 // capture, audit, approval prompts).
 func (s *Server) Redaction() *redact.Gateway { return s.safe.red.server }
 
-// redactionModes puts the server stage on every tool result and serves
-// configure {what:"redaction"}.
+// redactionModes serves configure {what:"redaction"} (the server stage
+// on every tool result is mcpserver.Options.Redact).
 func (s *Server) redactionModes(m *mcpserver.Server) {
-	m.SetRedaction(s.safe.red.server, s.maskSelectors)
 	m.Handle("configure", "redaction", s.configureRedaction)
 }
 

@@ -88,26 +88,35 @@ func (s *Server) gate(ctx context.Context, c *mcpserver.Call) *tools.Error {
 	if e := s.browser.precheck(c); e != nil {
 		return e // a tab the session cannot use: nothing to approve
 	}
-	scope, target := s.scopeOf(c)
+	p, e := planOf(c)
+	if e != nil {
+		return e // e.g. a sensitive step inside a batch: refused before asking
+	}
+	if p.class == tools.ReadOnly {
+		return nil // a batch of read-only steps
+	}
+	scope, target, steps := s.scopeOf(c, p)
 	// The prompt is an output like any other: the user, the panel, the
 	// audit log and the MCP client see the redacted target.
 	target, err := s.redactText(c.Session.ID(), target)
 	if err != nil {
 		return blockedError("the approval request", err)
 	}
+	for i := range steps {
+		if steps[i], err = s.redactText(c.Session.ID(), steps[i]); err != nil {
+			return blockedError("the approval request", err)
+		}
+	}
 	req := approval.Request{
 		SessionID:  c.Session.ID(),
 		Action:     c.Mode.Key(),
-		Class:      policy.Class(c.Mode.Class),
+		Class:      policy.Class(p.class),
 		Scope:      scope,
 		Target:     target,
+		Steps:      steps,
 		Reason:     "the agent called " + c.Mode.Key(),
 		ApprovalID: c.Str("approval_id"),
-	}
-	if canElicit(c.Peer) {
-		el := s.newElicitor(ctx, c.Peer)
-		defer el.stop()
-		req.OnPending = el.start
+		Call:       p.call,
 	}
 	_, err = s.safe.approvals.Require(ctx, req, time.Duration(c.TimeoutMS)*time.Millisecond)
 	if err == nil {
@@ -150,19 +159,10 @@ func readOnlyUse(c *mcpserver.Call) bool {
 	return false
 }
 
-// scopeOf names what a call acts on: the tab and its origin, and a line
-// for the approval prompt. Navigation is scoped to its destination. The
-// tab manager refines this for element targets.
-func (s *Server) scopeOf(c *mcpserver.Call) (approval.Scope, string) {
-	if s.scoper != nil {
-		return s.scoper(c)
-	}
-	var sc approval.Scope
-	if u := c.Str("url"); u != "" {
-		sc.Origin = originOf(u)
-		return sc, c.Mode.Key() + " to " + sc.Origin
-	}
-	return sc, c.Mode.Key()
+// scopeOf names what a call acts on: the tab and its origin, a line for
+// the approval prompt, and a batch's steps (the browser side, scope).
+func (s *Server) scopeOf(c *mcpserver.Call, p plan) (approval.Scope, string, []string) {
+	return s.browser.scope(c, p)
 }
 
 func originOf(raw string) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/gasoline-mcp/gasoline/internal/actions"
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/observe"
@@ -117,27 +118,52 @@ func (b *browser) closeTab(ctx context.Context, c *mcpserver.Call) (any, error) 
 
 // scope names what a gated call acts on, for the approval engine: the tab
 // (the session's current one unless tab_id names another) and its origin
-// (the destination for navigation), and a line for the prompt that names
-// the element an action targets (button "Pay now").
-func (b *browser) scope(c *mcpserver.Call) (approval.Scope, string) {
+// (the destination for navigation), a line for the prompt that says what
+// the action does to which element (click button "Pay now"), and for a
+// batch one such line per step.
+func (b *browser) scope(c *mcpserver.Call, p plan) (approval.Scope, string, []string) {
 	var sc approval.Scope
 	if tab, ok := b.tabs.Resolve(c.Session.ID(), c.Int("tab_id", 0)); ok && c.Mode.Name != "new_tab" {
 		sc.TabID = tab
 	}
 	if u := c.Str("url"); u != "" {
 		sc.Origin = originOf(u)
-		return sc, fmt.Sprintf("%s to %s", c.Mode.Key(), sc.Origin)
+		return sc, fmt.Sprintf("%s to %s", c.Mode.Key(), sc.Origin), nil
 	}
 	if sc.TabID == 0 {
-		return sc, c.Mode.Key()
+		return sc, c.Mode.Key(), nil
 	}
-	page := b.tabs.URL(sc.TabID)
-	sc.Origin = originOf(page)
-	what := c.Mode.Key()
-	if d := b.act.describe(sc.TabID, c); d != "" {
-		what += " " + d // interact.click button "Pay now"
+	sc.Origin = originOf(b.tabs.URL(sc.TabID))
+	where := fmt.Sprintf(" on tab %d (%s)", sc.TabID, sc.Origin)
+	if c.Mode.Tool != "interact" {
+		return sc, c.Mode.Key() + where, nil
 	}
-	return sc, fmt.Sprintf("%s on tab %d (%s)", what, sc.TabID, sc.Origin)
+	// Naming elements waits in the tab's queue: bounded, and a prompt
+	// without a name is better than a late one.
+	ctx, cancel := context.WithTimeout(context.Background(), describeWait)
+	defer cancel()
+	if p.steps != nil {
+		lines := make([]string, len(p.steps))
+		for i, st := range p.steps {
+			lines[i] = b.stepPhrase(ctx, sc.TabID, st.what, st.args)
+		}
+		return sc, fmt.Sprintf("a batch of %d steps%s", len(lines), where), lines
+	}
+	var a actions.Args
+	if raw, err := json.Marshal(c.Args); err == nil {
+		json.Unmarshal(raw, &a)
+	}
+	return sc, b.stepPhrase(ctx, sc.TabID, c.Mode.Name, a) + where, nil
+}
+
+// stepPhrase says what one action does, naming its elements.
+func (b *browser) stepPhrase(ctx context.Context, tab int, what string, a actions.Args) string {
+	desc := b.act.describe(ctx, tab, actions.Target{Ref: a.Ref, Selector: a.Selector, Frame: a.Frame})
+	to := ""
+	if what == "drag" {
+		to = b.act.describe(ctx, tab, actions.Target{Ref: a.ToRef, Selector: a.ToSelector, Frame: a.Frame})
+	}
+	return phrase(what, a, desc, to)
 }
 
 // precheck refuses, before the approval gate, an interact call on a tab

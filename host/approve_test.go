@@ -14,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 )
 
 type bearerRT struct{ token string }
@@ -27,9 +29,11 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 // pendingRequest makes a gated call that times out waiting for the user and
 // returns its request id.
 func pendingRequest(t *testing.T, e env) string {
-	st := mustState(t, e)
+	mustState(t, e)
+	tok, err := creds.Load(e.home, creds.Agent)
+	require.NoError(t, err)
 	tr := &mcp.StreamableClientTransport{Endpoint: "http://127.0.0.1:" + strconv.Itoa(e.port) + "/mcp",
-		HTTPClient: &http.Client{Transport: bearerRT{st.Token}}, DisableStandaloneSSE: true}
+		HTTPClient: &http.Client{Transport: bearerRT{tok}}, DisableStandaloneSSE: true}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(t.Context(), tr, nil)
 	require.NoError(t, err)
 	defer cs.Close()

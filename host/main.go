@@ -15,6 +15,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/bridge"
 	"github.com/gasoline-mcp/gasoline/internal/approvecli"
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/doctor"
 	"github.com/gasoline-mcp/gasoline/internal/install"
 	"github.com/gasoline-mcp/gasoline/internal/mcpconfig"
@@ -43,6 +44,7 @@ modes:
   install|uninstall [--browser chrome|chromium|edge|brave|all] [--user-data-dir DIR] [--system]
   service install|uninstall|start|stop|status
   mcp-config --client claude|codex|gemini|cursor
+  token [print|rotate]          print or replace the agent (MCP) credential
   doctor                        check every part and name the fix for each failure
   approve|deny <request_id>     decide a pending approval
   version                       print the version
@@ -72,6 +74,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return install.Main(ctx, true, rest, stdout, stderr)
 	case mode == "service":
 		return service.Main(ctx, rest, stdout, stderr)
+	case mode == "token":
+		return creds.Main(ctx, rest, stdout, stderr)
 	case mode == "mcp-config":
 		return mcpconfig.Main(ctx, rest, stdout, stderr)
 	case mode == "doctor":

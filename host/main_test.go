@@ -21,6 +21,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/extid"
 	"github.com/gasoline-mcp/gasoline/internal/nativemsg"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
@@ -204,7 +205,11 @@ func TestNativeHostSpawnsDaemonAndRelays(t *testing.T) {
 
 	hl := e.health(t)
 	require.Equal(t, "connected", hl["transport_status"].(map[string]any)["extension"])
-	require.NotContains(t, fmt.Sprint(hl), mustState(t, e).Token, "/health must never carry the token")
+	for _, r := range creds.Roles {
+		tok, err := creds.Load(e.home, r)
+		require.NoError(t, err)
+		require.NotContains(t, fmt.Sprint(hl), tok, "/health must never carry a credential")
+	}
 
 	id := h.send("ping", nil)
 	m := h.recv()
@@ -266,13 +271,13 @@ func TestNativeHostRemovesStaleState(t *testing.T) {
 	dead := exec.Command("true")
 	require.NoError(t, dead.Run())
 	require.NoError(t, state.EnsureDir(e.home))
-	require.NoError(t, state.Write(e.home, state.File{PID: dead.Process.Pid, Port: e.port, Token: "stale", Version: version.Version}))
+	require.NoError(t, state.Write(e.home, state.File{PID: dead.Process.Pid, Port: e.port, LegacyToken: "stale", Version: version.Version}))
 
 	h := startHost(t, e, extid.Origin)
 	h.hello()
 	st := mustState(t, e)
 	require.NotEqual(t, dead.Process.Pid, st.PID)
-	require.NotEqual(t, "stale", st.Token)
+	require.Empty(t, st.LegacyToken, "the new daemon's state.json carries no credential")
 	h.closeAndWait()
 }
 

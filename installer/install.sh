@@ -249,9 +249,6 @@ do_uninstall() {
 		if rmdir "$bin_dir" 2>/dev/null; then
 			say "Removed empty folder $bin_dir"
 		fi
-		if [ "$bin_dir" = "$HOME/.local/bin" ]; then
-			rmdir "$HOME/.local" 2>/dev/null || true
-		fi
 	else
 		say "Left $host in place (not installed by this script in $bin_dir)."
 	fi
@@ -263,13 +260,17 @@ do_uninstall() {
 			if [ -d "$dir" ]; then
 				rm -rf "$dir"
 				say "Removed the state folder $dir"
+				# Its parent (~/.local/state) goes too if that left it empty.
+				rmdir "$(dirname "$dir")" 2>/dev/null || true
 			fi
 			;;
 		*) warn "not purging unexpected state folder $dir" ;;
 		esac
 	elif [ -d "$dir" ]; then
-		say "Kept your state, logs and policy in $dir (--purge removes them)."
+		say "Kept your state, logs, policy and credentials in $dir (--purge removes them)."
 	fi
+	# ~/.local goes too if nothing of anyone's is left in it.
+	rmdir "$HOME/.local" 2>/dev/null || true
 }
 
 case $mode in

@@ -137,8 +137,11 @@ func TestInstallScript(t *testing.T) {
 			t.Errorf("install output lacks %q:\n%s", want, out)
 		}
 	}
-	// Only the binary and the manifests were added.
-	wantAdded := map[string]bool{".local": true, ".local/bin": true, ".local/bin/gasoline-host": true}
+	// Only the binary, the manifests and the agent credential the printed
+	// HTTP configs carry were added.
+	state := ".local/state/gasoline"
+	wantAdded := map[string]bool{".local": true, ".local/bin": true, ".local/bin/gasoline-host": true,
+		".local/state": true, state: true, state + "/credentials": true, state + "/credentials/agent.token": true}
 	for _, p := range paths {
 		wantAdded[p] = true
 		wantAdded[filepath.ToSlash(filepath.Dir(p))] = true
@@ -154,9 +157,21 @@ func TestInstallScript(t *testing.T) {
 		t.Errorf("second install should report %d unchanged manifests:\n%s", len(paths), out)
 	}
 
+	tok, err := os.ReadFile(filepath.Join(home, state, "credentials", "agent.token"))
+	if err != nil || !strings.Contains(out, "Bearer "+strings.TrimSpace(string(tok))) {
+		t.Errorf("the printed HTTP configs do not carry the install's agent credential (%v)", err)
+	}
+
+	// Uninstalling keeps the state (and so the credential HTTP clients
+	// were configured with); --purge removes it too.
 	out = runScript(t, env, "--uninstall", "--yes")
+	if _, err := os.Stat(filepath.Join(home, state, "credentials", "agent.token")); err != nil {
+		t.Errorf("uninstall without --purge removed the state: %v\n%s", err, out)
+	}
+	runScript(t, env, "--yes")
+	out = runScript(t, env, "--uninstall", "--purge", "--yes")
 	if after := tree(t, home); !reflect.DeepEqual(after, before) {
-		t.Errorf("uninstall left the tree changed:\n got %q\nwant %q\noutput:\n%s", after, before, out)
+		t.Errorf("uninstall --purge left the tree changed:\n got %q\nwant %q\noutput:\n%s", after, before, out)
 	}
 }
 

@@ -52,9 +52,11 @@ export async function policyApproved(s, ctx, served) {
 export async function userRoundTrip(s, ctx, chain, served) {
   if (!served.has('configure.policy'))
     return na('not served: configure.policy');
-  const token = JSON.parse(
-    fs.readFileSync(path.join(chain.home, 'state.json'), 'utf8'),
-  ).token;
+  // The harness plays the user: it decides with the approver credential
+  // (the agent's would be refused, docs/SECURITY.md).
+  const token = fs
+    .readFileSync(path.join(chain.home, 'credentials', 'approver.token'), 'utf8')
+    .trim();
   const api = `http://127.0.0.1:${chain.port}/approvals`;
   const headers = { authorization: `Bearer ${token}` };
   const got = await s.call('configure', { what: 'policy', op: 'get' });

@@ -13,6 +13,7 @@ export const PANEL_PORT = 'panel';
 export const PANEL_METHODS = Object.freeze([
   'approvals.list',
   'approvals.decide',
+  'grants.revoke',
   'panel.status',
   'panel.chat',
   'panel.history',

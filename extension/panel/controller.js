@@ -17,6 +17,12 @@ export const CONVERSATION_LOST = 'conversation_lost';
 /** How often the status (sessions, versions) is re-read while ready. */
 export const STATUS_EVERY_TICKS = 5;
 
+/** Whether an approval event made or ended a site grant. */
+function grantChanged(ev) {
+  if (ev?.type === 'approved') return /^site:/.test(ev.decision ?? '');
+  return ev?.type === 'expired' && /^grt_/.test(ev.approval_id ?? '');
+}
+
 export class PanelController {
   /**
    * @param {object} opts
@@ -125,6 +131,7 @@ export class PanelController {
       this.model.approvalEvent(params);
       // Sessions, the policy version and counters may have moved with it.
       this.refreshStatus();
+      if (grantChanged(params)) this.refreshPending();
     } else if (method === 'panel.event') {
       this.dispatch({ type: 'event', event: params });
       if (this.model.conv.needHistory) this.fetchHistory();
@@ -289,6 +296,7 @@ export class PanelController {
     try {
       const res = await this.client.request('approvals.list');
       this.model.setPending(res?.pending, mark);
+      this.model.setGrants(res?.grants);
     } catch {
       // The link state says why; the next ready re-fetches.
     }
@@ -302,6 +310,26 @@ export class PanelController {
       this.model.statusFailed(errorText(err));
     }
     this.render();
+  }
+
+  /**
+   * The user pressed Revoke on a site grant: the agent must ask again for
+   * every action on that site from now on.
+   * @param {string} id grant_id
+   */
+  async revoke(id) {
+    const m = this.model;
+    if (m.revoking.has(id)) return;
+    m.revoking.add(id);
+    m.grantError = '';
+    this.render();
+    try {
+      await this.client.request('grants.revoke', { grant_id: id });
+    } catch (err) {
+      m.grantError = `Could not revoke: ${errorText(err)}`;
+    }
+    m.revoking.delete(id);
+    await this.refreshPending();
   }
 
   /**

@@ -10,6 +10,7 @@ import {
   MAX_SITE_MINUTES,
   badgeView,
   emptyText,
+  grantsView,
   promptsView,
   statusView,
   timelineView,
@@ -27,6 +28,9 @@ export function bind(doc) {
     fixCmd: get('fix-cmd'),
     prompts: get('prompts'),
     noPrompts: get('no-prompts'),
+    grants: get('grants'),
+    noGrants: get('no-grants'),
+    grantError: get('grant-error'),
     status: get('status'),
     timeline: get('timeline'),
     noTimeline: get('no-timeline'),
@@ -105,6 +109,11 @@ function buildPrompt(doc, vm, decide) {
   head.id = `prompt-${vm.id}-action`; // names the buttons' context
   const target = el(doc, 'p', 'target');
   target.dataset.field = 'target';
+  const steps = el(doc, 'ol', 'steps');
+  steps.setAttribute('aria-label', 'Every step it will run');
+  const notice = el(doc, 'p', 'notice');
+  notice.dataset.field = 'notice';
+  notice.setAttribute('role', 'alert');
   const dl = el(doc, 'dl', 'facts');
   fact(doc, dl, 'Kind', 'kind');
   fact(doc, dl, 'Tab', 'tab');
@@ -153,8 +162,32 @@ function buildPrompt(doc, vm, decide) {
       decide(vm.id, b.dataset.decision, minutes),
     );
   }
-  li.append(asks, describe, head, target, dl, actions, scopeNote, busy, error);
-  return { li, once, deny, site, siteBtn, minutes, reasonRow, scopeNote };
+  li.append(
+    asks,
+    describe,
+    head,
+    target,
+    steps,
+    notice,
+    dl,
+    actions,
+    scopeNote,
+    busy,
+    error,
+  );
+  return {
+    doc,
+    li,
+    once,
+    deny,
+    site,
+    siteBtn,
+    minutes,
+    reasonRow,
+    scopeNote,
+    steps,
+    shownSteps: '',
+  };
 }
 
 function updatePrompt(p, vm) {
@@ -165,6 +198,13 @@ function updatePrompt(p, vm) {
   }
   for (const e of p.reasonRow) e.hidden = !vm.reason;
   p.li.querySelector('.target').hidden = !vm.target;
+  p.li.querySelector('.notice').hidden = !vm.notice;
+  const steps = JSON.stringify(vm.steps);
+  if (steps !== p.shownSteps) {
+    p.shownSteps = steps;
+    p.steps.replaceChildren(...vm.steps.map((s) => el(p.doc, 'li', 'step', s)));
+  }
+  p.steps.hidden = vm.steps.length === 0;
   p.li.classList.toggle('sensitive', vm.sensitive);
   const note = p.scopeNote;
   note.textContent = vm.siteGrantable
@@ -215,17 +255,67 @@ export function renderPrompts(els, prompts, live, decide) {
 }
 
 /**
+ * Shows the live site grants, keyed by grant id (a tick updates the time
+ * left without rebuilding the Revoke buttons).
+ * @param {Map<string, object>} live grant id → its elements
+ */
+export function renderGrants(els, grants, live, revoke, error) {
+  if (!els.grants) return;
+  const seen = new Set();
+  let before = els.grants.firstChild;
+  for (const vm of grants) {
+    seen.add(vm.id);
+    let g = live.get(vm.id);
+    if (!g) {
+      g = buildGrant(els.doc, vm, revoke);
+      live.set(vm.id, g);
+    }
+    g.text.textContent = `${vm.origin} — ${vm.kind}, ${vm.who}`;
+    g.left.textContent = `${vm.timeLeft} left`;
+    g.button.disabled = vm.busy;
+    g.button.textContent = vm.busy ? 'Revoking…' : 'Revoke';
+    if (g.li !== before) els.grants.insertBefore(g.li, before);
+    before = g.li.nextSibling;
+  }
+  for (const [id, g] of live) {
+    if (!seen.has(id)) {
+      g.li.remove();
+      live.delete(id);
+    }
+  }
+  els.noGrants.hidden = grants.length > 0;
+  els.grantError.textContent = error;
+  els.grantError.hidden = !error;
+}
+
+function buildGrant(doc, vm, revoke) {
+  const li = el(doc, 'li', 'grant');
+  li.dataset.grantId = vm.id;
+  const text = el(doc, 'span', 'grant-text');
+  const left = el(doc, 'span', 'grant-left');
+  const button = el(doc, 'button', 'revoke', 'Revoke');
+  button.type = 'button';
+  button.setAttribute('aria-label', `Revoke the grant for ${vm.origin}`);
+  button.addEventListener('click', () => revoke(vm.id));
+  li.append(text, left, button);
+  return { li, text, left, button };
+}
+
+/**
  * The whole panel's render function for PanelController.
  * @param {ReturnType<typeof bind>} els
  * @param {(id: string, decision: string, minutesText: string) => void} decide
+ * @param {(grantId: string) => void} [revoke]
  */
-export function renderer(els, decide) {
+export function renderer(els, decide, revoke = () => {}) {
   const live = new Map(); // request id → the prompt's elements
+  const grants = new Map(); // grant id → its elements
   const entries = new Map(); // conversation entry key → its element
   const act = (id, decision, minutes) => decide(id, decision, minutes.value);
   return (model, now) => {
     renderBadge(els, badgeView(model.phase(now)));
     renderPrompts(els, promptsView(model, now), live, act);
+    renderGrants(els, grantsView(model, now), grants, revoke, model.grantError);
     els.noPrompts.textContent = emptyText(model);
     renderStatus(els, [...statusView(model, now), ...sessionRows(model)]);
     renderTimeline(els, timelineView(model));

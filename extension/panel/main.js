@@ -57,8 +57,10 @@ els.onAdded = () => {
 };
 const controller = new PanelController({
   connect: () => chrome.runtime.connect({ name: 'panel' }),
-  render: renderer(els, (id, decision, minutes) =>
-    controller.decide(id, decision, minutes),
+  render: renderer(
+    els,
+    (id, decision, minutes) => controller.decide(id, decision, minutes),
+    (grantId) => controller.revoke(grantId),
   ),
   storage,
   activeTab,

@@ -34,6 +34,9 @@ export class PanelModel {
     this.busy = new Map(); // request_id → decision being sent
     this.errors = new Map(); // request_id → message shown under the prompt
     this.timeline = []; // newest first
+    this.grants = []; // live site grants, from approvals.list
+    this.revoking = new Set(); // grant ids being revoked
+    this.grantError = ''; // why the last revoke failed
     this.conv = emptyConversation(); // the chat with the daemon's agent
     this.chat = 'unknown'; // unknown | available | unavailable (old daemon)
     this.providers = null; // the panel.providers answer
@@ -114,6 +117,7 @@ export class PanelModel {
     if (became) this.everReady = true;
     if (!ready) {
       this.resetPending(); // a restarted daemon forgets them
+      this.grants = [];
       this.status = null; // stale until read again
     }
     return became;
@@ -150,6 +154,15 @@ export class PanelModel {
     for (const m of [this.heard, this.busy, this.errors]) {
       for (const id of m.keys()) if (!next.has(id)) m.delete(id);
     }
+  }
+
+  /** The site grants of an approvals.list answer. */
+  setGrants(list) {
+    this.grants = (Array.isArray(list) ? list : []).filter(
+      (g) => typeof g?.grant_id === 'string' && g.grant_id,
+    );
+    const live = new Set(this.grants.map((g) => g.grant_id));
+    for (const id of this.revoking) if (!live.has(id)) this.revoking.delete(id);
   }
 
   setStatus(status) {

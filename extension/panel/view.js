@@ -108,10 +108,29 @@ export function promptView(req, model, now) {
     timeLeft: left,
     expired: left === 'expired',
     siteGrantable: req.site_grantable === true,
+    // A batch: every step the user approves, in order, in words.
+    steps: Array.isArray(req.steps) ? req.steps.map(String) : [],
+    // A warning to read beside the action (e.g. the page held
+    // instruction-like text).
+    notice: typeof req.notice === 'string' ? req.notice : '',
     busy,
     busyText: busy ? (busy === 'deny' ? 'Denying…' : 'Approving…') : '',
     error: model.errors.get(req.request_id) ?? '',
   };
+}
+
+/** The live site grants, soonest to end first. */
+export function grantsView(model, now) {
+  return [...model.grants]
+    .sort((a, b) => String(a.expires_at).localeCompare(String(b.expires_at)))
+    .map((g) => ({
+      id: g.grant_id,
+      origin: g.origin || NONE,
+      kind: CLASSES[g.class] ?? g.class ?? NONE,
+      who: g.session_id ? `session ${g.session_id}` : NONE,
+      timeLeft: timeLeft(g.expires_at, now),
+      busy: model.revoking.has(g.grant_id),
+    }));
 }
 
 /** What the approvals card says when no prompt is shown. */

@@ -36,7 +36,11 @@ function setup() {
       ports.push(p);
       return p;
     },
-    render: renderer(els, (id, d, m) => controller.decide(id, d, m)),
+    render: renderer(
+      els,
+      (id, d, m) => controller.decide(id, d, m),
+      (g) => controller.revoke(g),
+    ),
     timers,
     now: () => now,
     backoff: new Backoff({ random: () => 0.5 }),
@@ -294,4 +298,75 @@ test('the status is re-read every few seconds while ready', async () => {
   assert.equal(port().requests('panel.status').length, 1);
   advance(5000);
   assert.equal(port().requests('panel.status').length, 2);
+});
+
+test('a batch prompt shows each step; a notice shows beside it', async () => {
+  const { open, prompt } = setup();
+  await open([
+    click('req_b', {
+      action: 'interact.batch',
+      steps: ['type "Ada" into textbox "Name"', 'click button "Press me"'],
+      notice: 'the page contained instruction-like text',
+    }),
+  ]);
+  const li = prompt('req_b');
+  const steps = li.querySelector('.steps');
+  assert.equal(steps.hidden, false);
+  assert.deepEqual(
+    steps.children.map((c) => c.textContent),
+    ['type "Ada" into textbox "Name"', 'click button "Press me"'],
+  );
+  const notice = li.querySelector('.notice');
+  assert.equal(notice.hidden, false);
+  assert.equal(notice.textContent, 'the page contained instruction-like text');
+});
+
+test('site grants show with time left and a Revoke that works', async () => {
+  const { els, controller, port, answer, advance } = setup();
+  controller.start();
+  port().deliver({ method: 'link.state', params: READY });
+  const grant = {
+    grant_id: 'grt_1',
+    session_id: 'sess_abc',
+    origin: 'https://shop.example',
+    class: 'mutating',
+    expires_at: new Date(T0 + 120_000).toISOString(),
+  };
+  await answer('approvals.list', { result: { pending: [], grants: [grant] } });
+  await answer('panel.status', { result: STATUS });
+  assert.equal(els.noGrants.hidden, true);
+  const li = els.grants.children[0];
+  assert.equal(li.dataset.grantId, 'grt_1');
+  assert.match(li.textContent, /https:\/\/shop\.example/);
+  assert.match(li.textContent, /2:00 left/);
+  advance(1000);
+  assert.match(els.grants.children[0].textContent, /1:59 left/);
+  assert.equal(els.grants.children[0], li, 'a tick keeps the same row');
+
+  li.querySelector('.revoke').click();
+  assert.deepEqual(port().requests('grants.revoke').at(-1).params, {
+    grant_id: 'grt_1',
+  });
+  assert.equal(li.querySelector('.revoke').disabled, true);
+  await answer('grants.revoke', { result: { revoked: true } });
+  await answer('approvals.list', { result: { pending: [], grants: [] } });
+  assert.equal(els.grants.children.length, 0);
+  assert.equal(els.noGrants.hidden, false);
+});
+
+test('a grant made or ended elsewhere refreshes the list', async () => {
+  const { port, open } = setup();
+  await open();
+  const before = port().requests('approvals.list').length;
+  port().deliver({
+    method: 'approval.event',
+    params: {
+      type: 'approved',
+      decision: 'site:15m',
+      request: click(),
+      approval_id: 'apr_1',
+    },
+  });
+  await flush();
+  assert.equal(port().requests('approvals.list').length, before + 1);
 });

@@ -6,6 +6,7 @@ import {
   badgeView,
   emptyText,
   parseMinutes,
+  grantsView,
   promptView,
   promptsView,
   statusView,
@@ -67,10 +68,61 @@ test('a prompt shows the exact action, target, tab, origin and who asked', () =>
     timeLeft: '4:59',
     expired: false,
     siteGrantable: true,
+    steps: [],
+    notice: '',
     busy: '',
     busyText: '',
     error: '',
   });
+});
+
+test('a batch prompt lists every step, and a notice is shown', () => {
+  const vm = promptView(
+    {
+      ...click,
+      action: 'interact.batch',
+      steps: ['type "Ada" into textbox "Name"', 'click button "Press me"'],
+      notice: 'the page contained instruction-like text: "ignore…"',
+    },
+    new PanelModel(),
+    T0,
+  );
+  assert.deepEqual(vm.steps, [
+    'type "Ada" into textbox "Name"',
+    'click button "Press me"',
+  ]);
+  assert.match(vm.notice, /instruction-like/);
+});
+
+test('site grants are listed soonest to end first, with time left', () => {
+  const m = new PanelModel();
+  m.setGrants([
+    {
+      grant_id: 'grt_b',
+      origin: 'https://b.example',
+      class: 'mutating',
+      session_id: 's1',
+      expires_at: new Date(T0 + 600_000).toISOString(),
+    },
+    {
+      grant_id: 'grt_a',
+      origin: 'https://a.example',
+      class: 'mutating',
+      session_id: 's1',
+      expires_at: new Date(T0 + 61_000).toISOString(),
+    },
+    { origin: 'no id: dropped' },
+  ]);
+  m.revoking.add('grt_b');
+  const rows = grantsView(m, T0);
+  assert.deepEqual(
+    rows.map((r) => [r.id, r.origin, r.timeLeft, r.busy]),
+    [
+      ['grt_a', 'https://a.example', '1:01', false],
+      ['grt_b', 'https://b.example', '10:00', true],
+    ],
+  );
+  assert.equal(rows[0].kind, 'mutating (makes a change)');
 });
 
 test('a browser-wide request (configure.policy) says so', () => {

@@ -26,16 +26,17 @@ func (e *Engine) Deny(requestID, reason string) error {
 	return e.st.deny(requestID, reason, e.opts.Clock.Now(), &e.opts)
 }
 
-// Redeem validates and consumes an approval for a call of action in scope
-// by session sessionID. approvalID is a token's id (apr_…) or the id of
-// the request it was approved on (req_…). Rejections are *Error with
-// reason ErrUnknown, ErrOtherSession, ErrExpired, ErrReplayed,
-// ErrOtherAction, ErrOtherTab or ErrOtherOrigin (or ErrDenied for a denied
-// request, ErrPending for one not yet decided, ErrPolicyDenied when the
-// policy now denies the call). Require does the same when
-// Request.ApprovalID is set, and also waits on a pending request.
-func (e *Engine) Redeem(approvalID, sessionID, action string, scope Scope) error {
-	c := Request{SessionID: sessionID, Action: action, Scope: scope.canonical()}
+// Redeem validates and consumes an approval for call (its SessionID,
+// Action, Scope and Call are compared). approvalID is a token's id (apr_…)
+// or the id of the request it was approved on (req_…). Rejections are
+// *Error with reason ErrUnknown, ErrOtherSession, ErrExpired, ErrReplayed,
+// ErrOtherAction, ErrOtherTab, ErrOtherOrigin or ErrOtherCall (or
+// ErrDenied for a denied request, ErrPending for one not yet decided,
+// ErrPolicyDenied when the policy now denies the call). Require does the
+// same when Request.ApprovalID is set, and also waits on a pending request.
+func (e *Engine) Redeem(approvalID string, req Request) error {
+	sessionID := req.SessionID
+	c := Request{SessionID: sessionID, Action: req.Action, Scope: req.Scope.canonical(), Call: req.Call}
 	if q, ok := e.st.classOf(approvalID); ok && q.SessionID == sessionID {
 		cc := call{Request: c}
 		cc.Class = q.Class

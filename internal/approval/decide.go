@@ -8,8 +8,8 @@ import (
 )
 
 // register adds req as a pending request, or joins the identical pending
-// request of the same session (same action, class, scope and target) so a
-// retried call never asks the user twice. joined reports the latter.
+// request of the same session (same action, class, scope, target, steps
+// and arguments) so a retried call never asks the user twice. joined reports the latter.
 func (s *state) register(req Request, now time.Time, o *Options) (r *record, joined bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -19,7 +19,8 @@ func (s *state) register(req Request, now time.Time, o *Options) (r *record, joi
 		if p.req.SessionID != req.SessionID {
 			continue
 		}
-		if p.req.Action == req.Action && p.req.Class == req.Class && p.req.Scope == req.Scope && p.req.Target == req.Target {
+		if p.req.Action == req.Action && p.req.Class == req.Class && p.req.Scope == req.Scope && p.req.Target == req.Target &&
+			p.req.Call == req.Call && slices.Equal(p.req.Steps, req.Steps) {
 			return p, true, nil
 		}
 		n++
@@ -74,7 +75,7 @@ func (s *state) approve(id string, d Decision, now time.Time, o *Options) (Token
 	q := r.req
 	tok := Token{
 		ApprovalID: newID("apr_"), SessionID: q.SessionID, RequestID: id, Action: q.Action,
-		Class: q.Class, Scope: q.Scope, ExpiresAt: now.Add(o.TokenTTL), SingleUse: true,
+		Class: q.Class, Scope: q.Scope, ExpiresAt: now.Add(o.TokenTTL), SingleUse: true, Call: q.Call,
 	}
 	keep := tok.ExpiresAt.Add(o.TokenTTL)
 	s.tokens[tok.ApprovalID] = &tokenRec{tok: tok, keepUntil: keep}

@@ -4,7 +4,7 @@
 // The dispatcher calls Require for every call. The policy decides first
 // (allow, gate or deny); a gated call passes at once when a live site
 // grant covers it, or becomes a pending Request that is announced to
-// subscribers (the agent panel, MCP elicitation) and waits up to its
+// subscribers (the agent panel) and waits up to its
 // budget. The user decides with Approve (once, or for this site for N
 // minutes) or Deny, from the panel or `gasoline-host approve|deny`. An
 // approval mints a single-use Token scoped to (session, action, tab,
@@ -116,8 +116,6 @@ func New(opts *Options) (*Engine, error) {
 //
 // req.Scope.Origin may be an origin or the page URL; it is canonicalized.
 func (e *Engine) Require(ctx context.Context, req Request, budget time.Duration) (Grant, error) {
-	onPending := req.OnPending
-	req.OnPending = nil // records and events never hold the caller's hook
 	if err := e.prepare(&req); err != nil {
 		return Grant{}, err
 	}
@@ -134,7 +132,7 @@ func (e *Engine) Require(ctx context.Context, req Request, budget time.Duration)
 		if err != nil || r == nil {
 			return g, err
 		}
-		return e.wait(ctx, r, req, budget, onPending)
+		return e.wait(ctx, r, req, budget)
 	}
 	if g, ok := e.st.useGrant(req, now); ok {
 		return g, nil
@@ -143,7 +141,7 @@ func (e *Engine) Require(ctx context.Context, req Request, budget time.Duration)
 	if err != nil {
 		return Grant{}, err
 	}
-	return e.wait(ctx, r, req, budget, onPending)
+	return e.wait(ctx, r, req, budget)
 }
 
 // RequireForTrigger is Require for an automatic trigger (agent_watch): it
@@ -170,7 +168,14 @@ func (e *Engine) prepare(req *Request) error {
 		return newErr(ErrInvalid, "session and action are required")
 	}
 	req.Scope = req.Scope.canonical()
-	req.Target, req.Reason = capText(req.Target), capText(req.Reason)
+	req.Target, req.Reason, req.Notice = capText(req.Target), capText(req.Reason), capText(req.Notice)
+	if req.Steps != nil {
+		steps := make([]string, len(req.Steps))
+		for i, s := range req.Steps {
+			steps[i] = capText(s)
+		}
+		req.Steps = steps
+	}
 	_, oerr := policy.ParseOrigin(req.Scope.Origin)
 	req.SiteGrantable = oerr == nil && !policy.AlwaysAsk(req.Action)
 	return nil
@@ -220,10 +225,7 @@ func (e *Engine) checkPolicy(req *call) error {
 
 // wait blocks until r is decided, budget passes, r's own lifetime ends or
 // ctx is done, then collects the outcome.
-func (e *Engine) wait(ctx context.Context, r *record, c Request, budget time.Duration, onPending func(Request)) (Grant, error) {
-	if onPending != nil {
-		onPending(e.st.requestOf(r))
-	}
+func (e *Engine) wait(ctx context.Context, r *record, c Request, budget time.Duration) (Grant, error) {
 	if d := min(budget, r.req.ExpiresAt.Sub(e.opts.Clock.Now())); d > 0 {
 		t := e.opts.Clock.NewTimer(d)
 		defer t.Stop()

@@ -186,7 +186,7 @@ func TestRetryWhilePendingWaits(t *testing.T) {
 		other.Scope.TabID = 8
 		_, err = e.Require(t.Context(), other, 0)
 		wantReason(t, err, ErrOtherTab, CodeRejected)
-		if err := e.Redeem(re2.Request.RequestID, "s1", "interact.click", click().Scope); !errors.Is(err, ErrPending) || Code(err) != CodePending {
+		if err := e.Redeem(re2.Request.RequestID, Request{SessionID: "s1", Action: "interact.click", Scope: click().Scope}); !errors.Is(err, ErrPending) || Code(err) != CodePending {
 			t.Fatalf("Redeem(pending) = %v, want approval_pending", err)
 		}
 	})

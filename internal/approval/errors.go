@@ -27,6 +27,7 @@ var (
 	ErrOtherTab     = errors.New("approval: other tab")
 	ErrOtherOrigin  = errors.New("approval: other origin")
 	ErrOtherAction  = errors.New("approval: other action")
+	ErrOtherCall    = errors.New("approval: other arguments")
 	ErrUnknown      = errors.New("approval: unknown")
 )
 
@@ -56,7 +57,7 @@ var codes = map[error]struct {
 	ErrDecided: {CodeInvalid, false}, ErrNoSiteGrant: {CodeInvalid, false},
 	ErrExpired: {CodeRejected, false}, ErrReplayed: {CodeRejected, false},
 	ErrOtherSession: {CodeRejected, false}, ErrOtherTab: {CodeRejected, false},
-	ErrOtherOrigin: {CodeRejected, false}, ErrOtherAction: {CodeRejected, false},
+	ErrOtherOrigin: {CodeRejected, false}, ErrOtherAction: {CodeRejected, false}, ErrOtherCall: {CodeRejected, false},
 	ErrUnknown: {CodeRejected, false},
 }
 

@@ -29,8 +29,8 @@ func TestObserverSeesEveryEventInOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_ = e.Redeem(tok.ApprovalID, "s1", "interact.click", Scope{TabID: 9, Origin: "https://shop.example"})
-	if err := e.Redeem(tok.ApprovalID, "s1", "interact.click", click().Scope); err != nil {
+	_ = e.Redeem(tok.ApprovalID, Request{SessionID: "s1", Action: "interact.click", Scope: Scope{TabID: 9, Origin: "https://shop.example"}})
+	if err := e.Redeem(tok.ApprovalID, Request{SessionID: "s1", Action: "interact.click", Scope: click().Scope}); err != nil {
 		t.Fatal(err)
 	}
 	want := []EventType{Requested, Approved, Rejected, Consumed}
@@ -146,7 +146,7 @@ func TestBounds(t *testing.T) {
 	if !slices.Equal(origins, []string{"https://a.example", "https://c.example"}) {
 		t.Fatalf("grants for %v", origins)
 	}
-	if err := e.Redeem(first.ApprovalID, "s1", "interact.click", first.Scope); !errors.Is(err, ErrUnknown) {
+	if err := e.Redeem(first.ApprovalID, Request{SessionID: "s1", Action: "interact.click", Scope: first.Scope}); !errors.Is(err, ErrUnknown) {
 		t.Fatalf("evicted approval redeemed: %v, want ErrUnknown", err)
 	}
 	e.Forget("s1")

@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// matchCall checks that a call (session, action, scope) is the one an
-// approval was given for. The session is checked first, so another
+// matchCall checks that a call (session, action, scope, arguments) is the
+// one an approval was given for. The session is checked first, so another
 // session learns nothing about the approval.
 func matchCall(call, want Request) error {
 	switch {
@@ -19,6 +19,8 @@ func matchCall(call, want Request) error {
 		return newErr(ErrOtherTab, fmt.Sprintf("the approval is for tab %d, this call is on tab %d", want.Scope.TabID, call.Scope.TabID))
 	case call.Scope.Origin != want.Scope.Origin:
 		return newErr(ErrOtherOrigin, fmt.Sprintf("the approval is for %s, this call is on %s", orNone(want.Scope.Origin), orNone(call.Scope.Origin)))
+	case want.Call != "" && call.Call != want.Call:
+		return newErr(ErrOtherCall, "the approval covers exactly the call the user was shown, and this call's arguments differ; retry with the same arguments, or call without approval_id to ask the user for this one")
 	}
 	return nil
 }

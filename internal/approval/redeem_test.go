@@ -33,7 +33,7 @@ func TestRedeemRejections(t *testing.T) {
 	}{
 		{"expired", func(r *Request, _ *Token, _ *Engine, clk *fakeClock) { clk.Advance(2 * time.Minute) }, ErrExpired, CodeRejected, false},
 		{"replayed", func(r *Request, tok *Token, e *Engine, _ *fakeClock) {
-			if err := e.Redeem(tok.ApprovalID, r.SessionID, r.Action, r.Scope); err != nil {
+			if err := e.Redeem(tok.ApprovalID, Request{SessionID: r.SessionID, Action: r.Action, Scope: r.Scope}); err != nil {
 				t.Fatalf("first use: %v", err)
 			}
 		}, ErrReplayed, CodeRejected, false},
@@ -61,7 +61,7 @@ func TestRedeemRejections(t *testing.T) {
 				}
 				var err error
 				if via == "Redeem" {
-					err = e.Redeem(presented.ApprovalID, call.SessionID, call.Action, call.Scope)
+					err = e.Redeem(presented.ApprovalID, Request{SessionID: call.SessionID, Action: call.Action, Scope: call.Scope})
 				} else {
 					_, err = e.Require(t.Context(), withApproval(call, presented.ApprovalID), 0)
 				}
@@ -69,7 +69,7 @@ func TestRedeemRejections(t *testing.T) {
 				if ev := skipTo(t, events, Rejected); ev.Reason != err.Error() {
 					t.Errorf("rejected event reason %q, want %q", ev.Reason, err.Error())
 				}
-				err = e.Redeem(tok.ApprovalID, base.SessionID, base.Action, base.Scope)
+				err = e.Redeem(tok.ApprovalID, Request{SessionID: base.SessionID, Action: base.Action, Scope: base.Scope})
 				if tt.stillOK && err != nil {
 					t.Fatalf("after a refused attempt the right call fails: %v", err)
 				}
@@ -82,7 +82,7 @@ func TestRedeemRejections(t *testing.T) {
 // page URL, case and the default port do not matter.
 func TestRedeemAcceptsEquivalentOrigin(t *testing.T) {
 	e, _, tok := approved(t)
-	if err := e.Redeem(tok.ApprovalID, "s1", "interact.click", Scope{TabID: 7, Origin: "HTTPS://Shop.Example:443/cart?x=1"}); err != nil {
+	if err := e.Redeem(tok.ApprovalID, Request{SessionID: "s1", Action: "interact.click", Scope: Scope{TabID: 7, Origin: "HTTPS://Shop.Example:443/cart?x=1"}}); err != nil {
 		t.Fatalf("Redeem with an equivalent origin: %v", err)
 	}
 }
@@ -99,7 +99,7 @@ func TestRedeemHonoursPolicyChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.p = mustPolicy(t, `{"rules":[{"effect":"deny","class":"mutating","action":"*","origin":"https://shop.example"}]}`)
-	err = e.Redeem(tok.ApprovalID, "s1", "interact.click", click().Scope)
+	err = e.Redeem(tok.ApprovalID, Request{SessionID: "s1", Action: "interact.click", Scope: click().Scope})
 	wantReason(t, err, ErrPolicyDenied, CodePolicyDenied)
 }
 
@@ -117,7 +117,7 @@ func TestTokenExpiryAnnounced(t *testing.T) {
 	}
 	// Long after, the id is forgotten, and still refused.
 	clk.Advance(time.Hour)
-	if err := e.Redeem(tok.ApprovalID, "s1", "interact.click", click().Scope); !errors.Is(err, ErrUnknown) {
+	if err := e.Redeem(tok.ApprovalID, Request{SessionID: "s1", Action: "interact.click", Scope: click().Scope}); !errors.Is(err, ErrUnknown) {
 		t.Fatalf("Redeem long after = %v, want ErrUnknown", err)
 	}
 }

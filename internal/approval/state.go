@@ -188,7 +188,7 @@ func (s *state) useGrant(req Request, now time.Time) (Grant, bool) {
 // tokenRequest and grantRequest describe a token or grant as a Request for
 // events.
 func tokenRequest(t Token) Request {
-	return Request{RequestID: t.RequestID, SessionID: t.SessionID, Action: t.Action, Class: t.Class, Scope: t.Scope}
+	return Request{RequestID: t.RequestID, SessionID: t.SessionID, Action: t.Action, Class: t.Class, Scope: t.Scope, Call: t.Call}
 }
 
 func grantRequest(g *SiteGrant) Request {
@@ -212,13 +212,4 @@ func (s *state) subscribe(n int) (<-chan Event, func()) {
 			}
 		})
 	}
-}
-
-// requestOf returns a copy of r's request.
-func (s *state) requestOf(r *record) Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q := r.req
-	q.OnPending, q.ApprovalID = nil, ""
-	return q
 }

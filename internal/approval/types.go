@@ -40,6 +40,18 @@ type Request struct {
 	// SiteGrantable tells the panel whether "approve for this site" is on
 	// offer: the scope has a web origin and the action is not AlwaysAsk.
 	SiteGrantable bool `json:"site_grantable"`
+	// Steps names each step of a batch in words, in order (`type "…" into
+	// textbox "Name"`): the user approves exactly these.
+	Steps []string `json:"steps,omitempty"`
+	// Notice is a warning the user must read beside the action (e.g. that
+	// the page the agent read contained instruction-like text).
+	Notice string `json:"notice,omitempty"`
+
+	// Call fingerprints the call's arguments (the caller computes it): an
+	// approval given on this request is valid only for a call with the
+	// same fingerprint, so a retry cannot run anything the user did not
+	// see. Empty means "any arguments" (site grants never look at it).
+	Call string `json:"-"`
 
 	// ApprovalID is the approval_id (or the request_id) the agent retried
 	// with; empty on a first call. Never shown to the user.
@@ -47,11 +59,6 @@ type Request struct {
 	// Trigger marks a call started automatically (agent_watch), not by the
 	// agent: only read-only modes that the policy allows outright may run.
 	Trigger bool `json:"-"`
-	// OnPending, when set, is called once Require has a pending request
-	// to wait on (new, joined or retried), with that request, before the
-	// wait: the dispatcher asks the user through MCP elicitation with it.
-	// It runs on the caller's goroutine and must not block.
-	OnPending func(Request) `json:"-"`
 }
 
 // Kind is the kind of a user's approval.
@@ -87,6 +94,8 @@ type Token struct {
 	Scope      Scope        `json:"scope"`
 	ExpiresAt  time.Time    `json:"expires_at"`
 	SingleUse  bool         `json:"single_use"`
+	// Call is the request's call fingerprint (Request.Call).
+	Call string `json:"-"`
 }
 
 // String describes a token for logs: ids and scope, nothing else.
@@ -127,7 +136,7 @@ type Grant struct {
 // EventType names an approval event.
 type EventType string
 
-// The events, as the panel, MCP elicitation and the audit log see them.
+// The events, as the panel and the audit log see them.
 const (
 	Requested EventType = "requested" // a request waits for the user
 	Approved  EventType = "approved"  // the user said yes; a token was minted

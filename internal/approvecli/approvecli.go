@@ -1,10 +1,11 @@
 // Package approvecli is `gasoline-host approve|deny <request_id>`: a user
 // at a terminal decides a pending approval (the same engine as the panel).
 //
-// It insists on a terminal: an agent's shell tool runs commands without
-// one, so an agent cannot approve its own request by running this command.
-// That is a speed bump, not a wall — any program running as the user can
-// read state.json — and SAFETY.md says so.
+// It sends the approver credential, which no agent is handed (an agent's
+// MCP credential is refused by /approvals), and it insists on a terminal:
+// an agent's shell tool runs commands without one. Both are walls against
+// what the agent holds, not against every program of the same user, which
+// can read the credential files; docs/SECURITY.md says so.
 package approvecli
 
 import (
@@ -21,6 +22,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
@@ -101,11 +103,15 @@ func post(ctx context.Context, path string, body any) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("no running daemon (%v); start it with gasoline-host daemon", err)
 	}
+	tok, err := creds.Load(dir, creds.Approver)
+	if err != nil {
+		return nil, fmt.Errorf("the daemon's approver credential: %w", err)
+	}
 	raw, _ := json.Marshal(body)
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, "POST", "http://127.0.0.1:"+strconv.Itoa(st.Port)+path, strings.NewReader(string(raw)))
-	req.Header.Set("Authorization", "Bearer "+st.Token)
+	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/install"
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
 	"github.com/gasoline-mcp/gasoline/internal/state"
@@ -59,7 +60,12 @@ func checkDaemon(ctx context.Context, opts Options) (*daemonInfo, []Result) {
 	if err := getJSON(ctx, opts.Port, &full); err != nil {
 		return nil, append(res, Result{Name: "health", Status: Fail, Detail: err.Error(), Fix: start})
 	}
-	return &daemonInfo{port: opts.Port, token: st.Token, extension: full.TransportStatus.Extension}, res
+	tok, err := creds.Load(opts.Dir, creds.Agent)
+	if err != nil {
+		return nil, append(res, Result{Name: "agent credential", Status: Fail, Detail: err.Error(),
+			Fix: opts.Self + " token rotate   (then update HTTP clients: " + opts.Self + " mcp-config)"})
+	}
+	return &daemonInfo{port: opts.Port, token: tok, extension: full.TransportStatus.Extension}, res
 }
 
 func getJSON(ctx context.Context, port int, v any) error {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/install"
+	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
@@ -113,7 +114,7 @@ func Run(ctx context.Context, opts Options) []Result {
 	out = append(out,
 		checkStdio(ctx, opts, up),
 		checkHTTP(ctx, opts, d),
-		checkRedaction(),
+		checkRedaction(opts),
 	)
 	out = append(out, checkManifests(opts)...)
 	out = append(out, checkExtension(d))
@@ -146,8 +147,27 @@ func checkManifests(opts Options) []Result {
 	return out
 }
 
-func checkRedaction() Result {
-	// The redaction gateway lands with the safety core; until then there is
-	// no policy to load, and nothing here can fail.
-	return Result{Name: "redaction policy", Status: Skip, Detail: "no redaction engine in this build yet"}
+// checkRedaction loads the redaction policy the daemon and the native
+// host use (redaction.json, or the built-in default when there is none)
+// and runs the gateway's self-test: planted secrets must come out masked.
+func checkRedaction(opts Options) Result {
+	r := Result{Name: "redaction policy"}
+	path := redact.PathIn(opts.Dir)
+	e, err := redact.OpenStore(path).Engine()
+	if err != nil {
+		r.Status, r.Detail = Fail, err.Error()
+		r.Fix = "fix or remove " + path + " (every output is blocked until it loads; docs/REDACTION.md describes the file)"
+		return r
+	}
+	where := path
+	if _, statErr := os.Stat(path); statErr != nil {
+		where = "built-in default; no " + path
+	}
+	if err := redact.SelfTest(func(s string) (string, error) { out, _, err := e.Text(s); return out, err }); err != nil {
+		r.Status, r.Detail = Fail, fmt.Sprintf("policy %s (%s): %v", e.PolicyVersion(), where, err)
+		r.Fix = "remove the \"disable\" entries of " + path + " that switch off built-in classes, or delete the file to use the default"
+		return r
+	}
+	r.Status, r.Detail = OK, fmt.Sprintf("policy %s (%s); self-test: planted secrets come out masked", e.PolicyVersion(), where)
+	return r
 }

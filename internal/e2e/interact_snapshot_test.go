@@ -147,6 +147,6 @@ func TestE2EInteractApprovalNamesTarget(t *testing.T) {
 	require.True(t, a.IsError)
 	require.Equal(t, "approval_required", a.code(), a.Text)
 	details, _ := a.Data["details"].(map[string]any)
-	assert.Contains(t, details["target"], `interact.click button "Place order" on tab`, "the prompt names the element")
+	assert.Contains(t, details["target"], `click button "Place order" on tab`, "the prompt names the element")
 	assert.Empty(t, js[string](x.client, `document.getElementById('result').textContent`), "nothing ran before approval")
 }

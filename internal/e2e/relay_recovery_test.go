@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
@@ -84,6 +85,7 @@ func TestE2ERelayRecovery(t *testing.T) {
 
 	t.Run("daemon restarted", func(t *testing.T) {
 		tab := a.observe("page", nil).Data["tab_id"].(float64)
+		agentTok := r.Server.Token()
 		require.NoError(t, r.StopDaemon())
 		t.Cleanup(func() {
 			r.Browser.Stop(10 * time.Second) // first: its host would spawn another daemon
@@ -102,9 +104,10 @@ func TestE2ERelayRecovery(t *testing.T) {
 			h, ok := getHealth(r.Port)
 			return ok && h.PID != 0 && h.TransportStatus.Extension == "connected"
 		})
-		st, err := state.Read(r.Home)
+		tok, err := creds.Load(r.Home, creds.Agent)
 		require.NoError(t, err)
-		c := mcpClient(t, r.Port, st.Token, "after-restart")
+		require.Equal(t, agentTok, tok, "the agent credential survives a daemon restart")
+		c := mcpClient(t, r.Port, tok, "after-restart")
 		none := c.call("observe", map[string]any{"what": "page"})
 		require.Equal(t, "no_tab", none.code(), none.Text)
 		old := c.call("observe", map[string]any{"what": "page", "tab_id": tab})

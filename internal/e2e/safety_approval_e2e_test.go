@@ -75,7 +75,8 @@ func TestE2EGatedClickApprovedInPanel(t *testing.T) {
 
 	done := clickAsync(a, tab)
 	f := p.prompt(ctx, "interact.click")
-	require.Contains(t, f["target"], "interact.click", "the prompt says what: %v", f)
+	require.Contains(t, f["action"], "interact.click", "the prompt says which mode: %v", f)
+	require.Contains(t, f["target"], "click ", "and what it does: %v", f)
 	require.Contains(t, f["origin"], "http://127.0.0.1:", "and where: %v", f)
 	require.Equal(t, `"0"`, paidCount(t, ctx, c, tab), "nothing happens before the user's yes")
 	p.click(ctx, `.prompt[data-request-id="`+f["id"]+`"] .approve-once`)

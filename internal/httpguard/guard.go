@@ -1,79 +1,105 @@
 // Package httpguard hardens the daemon's loopback HTTP and WebSocket
-// endpoints: a loopback Host (DNS-rebinding defence), an allowlisted Origin
-// when one is present, and a bearer token compared in constant time.
+// endpoints, as tailscale's localapi does: a loopback Host (DNS-rebinding
+// defence), an Origin that is absent, a loopback page or the Gasoline
+// extension, and the bearer credential of the one role the endpoint serves
+// (internal/creds). A valid credential of another role is refused like a
+// wrong one: an agent's MCP credential never decides an approval, opens the
+// extension link or stops the daemon.
 package httpguard
 
 import (
-	"crypto/subtle"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
+
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 )
 
-// Guard checks requests before they reach a handler. All fields are read
-// only after construction.
-type Guard struct {
-	// Token is the bearer token every request must carry.
-	Token string
-	// AllowedOrigins lists the Origin values accepted when a request has
-	// one (for example "chrome-extension://<id>"). A request without an
-	// Origin header is a non-browser client and passes this check.
-	AllowedOrigins []string
+// Credentials tells which role a presented bearer token belongs to
+// (*creds.Set). It must compare in constant time.
+type Credentials interface {
+	RoleOf(token string) creds.Role
 }
 
-// Wrap returns h behind the guard. Failures answer 403 (Host, Origin) or
-// 401 (token) with a one-line plain-text reason and never echo the token.
-func (g *Guard) Wrap(h http.Handler) http.Handler {
+// Guard checks requests before they reach a handler. Both fields are
+// required and read only after construction.
+type Guard struct {
+	Creds Credentials
+	// ExtensionOrigin is the Gasoline extension's origin
+	// ("chrome-extension://<id>/"), accepted besides loopback origins.
+	ExtensionOrigin string
+}
+
+// Require returns h behind the guard for one role. Failures answer with a
+// one-line plain-text reason that names the credential the endpoint takes
+// and never echoes a credential: 403 for a non-loopback Host, a foreign
+// Origin or a wrong credential (another role's included), 401 when no
+// credential was sent.
+func (g *Guard) Require(role creds.Role, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !LoopbackHost(r.Host) {
-			http.Error(w, "forbidden: Host must be a loopback name (127.0.0.1, ::1 or localhost)", http.StatusForbidden)
+		if !checkHost(w, r) || !g.checkOrigin(w, r) {
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" && !g.originAllowed(o) {
-			http.Error(w, "forbidden: Origin not allowed", http.StatusForbidden)
-			return
-		}
-		if !g.tokenOK(r) {
+		tok, sent := bearer(r)
+		if !sent {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="gasoline"`)
-			http.Error(w, "unauthorized: send Authorization: Bearer <token> from the daemon's state.json", http.StatusUnauthorized)
+			http.Error(w, "unauthorized: "+r.URL.Path+" takes "+role.Describe()+", sent as Authorization: Bearer <credential>", http.StatusUnauthorized)
+			return
+		}
+		got := creds.None
+		if g.Creds != nil {
+			got = g.Creds.RoleOf(tok)
+		}
+		if got != role || role == creds.None {
+			msg := "forbidden: " + r.URL.Path + " takes " + role.Describe()
+			if got != creds.None {
+				msg += "; the " + got.String() + " credential is not valid here"
+			} else {
+				msg += "; the credential sent is not a current Gasoline credential (rotated, or from another install)"
+			}
+			http.Error(w, msg, http.StatusForbidden)
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
 }
 
-// WrapHostOnly checks Host but needs no token (for /health).
+// WrapHostOnly checks Host but needs no credential (for /health).
 func WrapHostOnly(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !LoopbackHost(r.Host) {
-			http.Error(w, "forbidden: Host must be a loopback name", http.StatusForbidden)
-			return
+		if checkHost(w, r) {
+			h.ServeHTTP(w, r)
 		}
-		h.ServeHTTP(w, r)
 	})
 }
 
-func (g *Guard) originAllowed(o string) bool {
-	o = strings.TrimSuffix(o, "/")
-	for _, a := range g.AllowedOrigins {
-		if strings.TrimSuffix(a, "/") == o {
-			return true
-		}
+func checkHost(w http.ResponseWriter, r *http.Request) bool {
+	if LoopbackHost(r.Host) {
+		return true
 	}
+	http.Error(w, "forbidden: Host must be a loopback name (127.0.0.1, ::1 or localhost)", http.StatusForbidden)
 	return false
 }
 
-func (g *Guard) tokenOK(r *http.Request) bool {
-	if g.Token == "" {
-		return false // never run open: an empty token is a setup bug
+func (g *Guard) checkOrigin(w http.ResponseWriter, r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" || LoopbackOrigin(o) || g.ExtensionOrigin != "" && strings.TrimSuffix(o, "/") == strings.TrimSuffix(g.ExtensionOrigin, "/") {
+		return true
 	}
+	http.Error(w, "forbidden: Origin not allowed; only pages on http://localhost, http://127.0.0.1 or http://[::1] (any port) and the Gasoline extension may call the daemon", http.StatusForbidden)
+	return false
+}
+
+// bearer returns the request's bearer token and whether one was sent.
+func bearer(r *http.Request) (string, bool) {
 	auth := r.Header.Get("Authorization")
 	const prefix = "Bearer "
 	if len(auth) < len(prefix) || !strings.EqualFold(auth[:len(prefix)], prefix) {
-		return false
+		return "", false
 	}
-	got := strings.TrimSpace(auth[len(prefix):])
-	return subtle.ConstantTimeCompare([]byte(got), []byte(g.Token)) == 1
+	tok := strings.TrimSpace(auth[len(prefix):])
+	return tok, tok != ""
 }
 
 // LoopbackHost reports whether a Host header value names this machine's
@@ -89,4 +115,30 @@ func LoopbackHost(hostport string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// LoopbackOrigin reports whether an Origin header value is a page served
+// over http from localhost, 127.0.0.1 or [::1], on any port.
+func LoopbackOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Scheme != "http" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return false
+	}
+	switch strings.ToLower(u.Hostname()) {
+	case "localhost", "127.0.0.1", "::1":
+		return u.Port() == "" || validPort(u.Port())
+	}
+	return false
+}
+
+func validPort(p string) bool {
+	if len(p) > 5 {
+		return false
+	}
+	for _, c := range p {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

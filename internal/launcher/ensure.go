@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
@@ -31,7 +32,7 @@ func Ensure(ctx context.Context, opts Options) (Daemon, error) {
 		switch {
 		case herr == nil && h.Version == opts.Version:
 			if stErr == nil && st.PID == h.PID && st.Port == opts.Port {
-				return Daemon{Port: st.Port, Token: st.Token, PID: st.PID}, nil
+				return Daemon{Port: st.Port, PID: st.PID, Dir: opts.Dir}, nil
 			}
 			// It listens but has not written state.json yet: wait.
 		case herr == nil:
@@ -87,16 +88,18 @@ func removeStale(opts Options, st state.File, stErr error) {
 }
 
 // recycle stops a daemon of another version: first by asking it (POST
-// /shutdown with its token), then by terminating its process, and waits
-// until the port is free.
+// /shutdown with its approver credential, or the single token of a daemon
+// from before per-role credentials), then by terminating its process, and
+// waits until the port is free.
 func recycle(ctx context.Context, opts Options, h Health, st state.File, stErr error) error {
 	asked := false
-	if stErr == nil && st.PID == h.PID && st.Token != "" {
-		req, _ := http.NewRequestWithContext(ctx, "POST", Daemon{Port: opts.Port}.URL("http", "/shutdown"), nil)
-		req.Header.Set("Authorization", "Bearer "+st.Token)
-		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
-			asked = resp.StatusCode == http.StatusAccepted
+	if stErr == nil && st.PID == h.PID {
+		tok := st.LegacyToken
+		if tok == "" {
+			tok, _ = creds.Load(opts.Dir, creds.Approver)
+		}
+		if tok != "" {
+			asked = askShutdown(ctx, opts.Port, tok)
 		}
 	}
 	if !asked {
@@ -115,6 +118,17 @@ func recycle(ctx context.Context, opts Options, h Health, st state.File, stErr e
 			return fmt.Errorf("launcher: daemon %d (version %s) did not stop in time", h.PID, h.Version)
 		}
 	}
+}
+
+func askShutdown(ctx context.Context, port int, tok string) bool {
+	req, _ := http.NewRequestWithContext(ctx, "POST", Daemon{Port: port}.URL("http", "/shutdown"), nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := client.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusAccepted
 }
 
 // spawn starts `exe daemon` detached from this process (own session, no

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/version"
 )
@@ -31,9 +32,20 @@ type Options struct {
 
 // Daemon is a reachable daemon.
 type Daemon struct {
-	Port  int
-	Token string
-	PID   int
+	Port int
+	PID  int
+	Dir  string // its state directory (where the credentials are)
+}
+
+// Credential returns the credential of a role for this daemon, read at
+// the moment of the call: the link and approver credentials change each
+// time a daemon starts, the agent one when the user rotates it. The agent
+// credential is created when missing.
+func (d Daemon) Credential(r creds.Role) (string, error) {
+	if r == creds.Agent {
+		return creds.Ensure(d.Dir, r)
+	}
+	return creds.Load(d.Dir, r)
 }
 
 // URL returns the daemon's base URL for a scheme ("http" or "ws").

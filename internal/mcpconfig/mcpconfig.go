@@ -1,6 +1,7 @@
 // Package mcpconfig prints the configuration MCP clients need to run
 // Gasoline: `gasoline-host --mcp` over stdio (recommended), or the daemon's
-// streamable HTTP endpoint with its bearer token.
+// streamable HTTP endpoint with the agent credential — the real one, which
+// stays valid across daemon restarts until `gasoline-host token rotate`.
 package mcpconfig
 
 import (
@@ -12,8 +13,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
@@ -25,9 +28,14 @@ var Clients = []string{"claude", "codex", "gemini", "cursor", "json"}
 
 // Target is what a snippet points at.
 type Target struct {
-	Command   string // absolute path of gasoline-host
-	URL       string // streamable HTTP endpoint, http://127.0.0.1:PORT/mcp
-	StateFile string // where the bearer token is ("token" field)
+	Command string // absolute path of gasoline-host
+	URL     string // streamable HTTP endpoint, http://127.0.0.1:PORT/mcp
+	Token   string // the agent credential (MCP only)
+	// TokenFile is where the agent credential lives (0600).
+	TokenFile string
+	// Env is what the stdio command needs besides the defaults:
+	// GASOLINE_HOME and GASOLINE_PORT when they are set.
+	Env map[string]string
 }
 
 // Main runs `gasoline-host mcp-config [--client claude|codex|gemini|cursor|json|all] [--path BIN]`.
@@ -66,7 +74,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // DefaultTarget names the binary at path (default: this executable), the
-// daemon port from GASOLINE_PORT and the state file from GASOLINE_HOME.
+// daemon port from GASOLINE_PORT and the agent credential of the state
+// directory (GASOLINE_HOME), creating the credential on first use so the
+// snippet carries a real one.
 func DefaultTarget(path string) (Target, error) {
 	if path == "" {
 		exe, err := os.Executable()
@@ -90,10 +100,25 @@ func DefaultTarget(path string) (Target, error) {
 	if err != nil {
 		return Target{}, err
 	}
+	tok, err := creds.Ensure(dir, creds.Agent)
+	if err != nil {
+		return Target{}, err
+	}
+	env := map[string]string{}
+	for _, k := range []string{"GASOLINE_HOME", "GASOLINE_PORT"} {
+		if v := os.Getenv(k); v != "" {
+			env[k] = v
+		}
+	}
+	if env["GASOLINE_HOME"] != "" {
+		env["GASOLINE_HOME"] = dir // absolute, whatever the client's working directory
+	}
 	return Target{
 		Command:   abs,
 		URL:       fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
-		StateFile: state.Path(dir),
+		Token:     tok,
+		TokenFile: creds.Path(dir, creds.Agent),
+		Env:       env,
 	}, nil
 }
 
@@ -117,10 +142,18 @@ func Snippet(client string, t Target) (string, error) {
 func claude(t Target) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Claude Code: run (add --scope user to use it in every project)\n")
-	fmt.Fprintf(&b, "claude mcp add %s -- %s --mcp\n", ServerName, shellQuote(t.Command))
+	fmt.Fprintf(&b, "claude mcp add %s%s -- %s --mcp\n", ServerName, claudeEnv(t), shellQuote(t.Command))
 	fmt.Fprintf(&b, "# or put this in .mcp.json at the project root:\n%s", stdioJSON(t, true))
 	fmt.Fprintf(&b, "# Streamable HTTP instead (%s):\n", tokenNote(t))
-	fmt.Fprintf(&b, "claude mcp add --transport http %s %s --header \"Authorization: Bearer <token>\"\n", ServerName, t.URL)
+	fmt.Fprintf(&b, "claude mcp add --transport http %s %s --header %s\n", ServerName, t.URL, shellQuote("Authorization: Bearer "+t.Token))
+	return b.String()
+}
+
+func claudeEnv(t Target) string {
+	var b strings.Builder
+	for _, k := range sortedKeys(t.Env) {
+		fmt.Fprintf(&b, " -e %s", shellQuote(k+"="+t.Env[k]))
+	}
 	return b.String()
 }
 
@@ -128,9 +161,30 @@ func codex(t Target) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Codex: add to ~/.codex/config.toml (or run: codex mcp add %s -- %s --mcp)\n", ServerName, shellQuote(t.Command))
 	fmt.Fprintf(&b, "[mcp_servers.%s]\ncommand = %s\nargs = [\"--mcp\"]\n", ServerName, tomlString(t.Command))
-	fmt.Fprintf(&b, "# Streamable HTTP instead (%s; export it as GASOLINE_TOKEN):\n", tokenNote(t))
+	if len(t.Env) > 0 {
+		fmt.Fprintf(&b, "env = {")
+		for i, k := range sortedKeys(t.Env) {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, " %s = %s", k, tomlString(t.Env[k]))
+		}
+		b.WriteString(" }\n")
+	}
+	fmt.Fprintf(&b, "# Streamable HTTP instead (%s). Codex reads the credential from an\n", tokenNote(t))
+	fmt.Fprintf(&b, "# environment variable; set it where you start codex:\n")
+	fmt.Fprintf(&b, "#   export GASOLINE_TOKEN=\"$(%s token)\"\n", shellQuote(t.Command))
 	fmt.Fprintf(&b, "# [mcp_servers.%s]\n# url = %s\n# bearer_token_env_var = \"GASOLINE_TOKEN\"\n", ServerName, tomlString(t.URL))
 	return b.String()
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func gemini(t Target) string {
@@ -148,17 +202,21 @@ func cursor(t Target) string {
 }
 
 func tokenNote(t Target) string {
-	return fmt.Sprintf("the daemon must be running; <token> is the \"token\" field of %s and changes whenever the daemon restarts", t.StateFile)
+	return fmt.Sprintf("the daemon must be running; the credential below is the agent credential from %s: it stays valid across restarts until `gasoline-host token rotate`; keep it private", t.TokenFile)
 }
 
 type stdioServer struct {
-	Type    string   `json:"type,omitempty"`
-	Command string   `json:"command"`
-	Args    []string `json:"args"`
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env,omitempty"`
 }
 
 func stdioJSON(t Target, withType bool) string {
 	s := stdioServer{Command: t.Command, Args: []string{"--mcp"}}
+	if len(t.Env) > 0 {
+		s.Env = t.Env
+	}
 	if withType {
 		s.Type = "stdio"
 	}
@@ -168,7 +226,7 @@ func stdioJSON(t Target, withType bool) string {
 func httpJSON(urlKey string, t Target) string {
 	return indentJSON(map[string]any{"mcpServers": map[string]any{ServerName: map[string]any{
 		urlKey:    t.URL,
-		"headers": map[string]string{"Authorization": "Bearer <token>"},
+		"headers": map[string]string{"Authorization": "Bearer " + t.Token},
 	}}})
 }
 

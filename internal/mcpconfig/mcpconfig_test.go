@@ -10,12 +10,15 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 )
 
 var target = Target{
 	Command:   "/home/a b/.local/bin/gasoline-host",
 	URL:       "http://127.0.0.1:7890/mcp",
-	StateFile: "/home/a b/.local/state/gasoline/state.json",
+	Token:     "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+	TokenFile: "/home/a b/.local/state/gasoline/credentials/agent.token",
 }
 
 // jsonBlocks returns the JSON documents in a snippet (lines from "{" to "}").
@@ -82,10 +85,10 @@ func TestHTTPSnippets(t *testing.T) {
 		if srv[key] != target.URL {
 			t.Errorf("%s: %s = %v, want %s", c, key, srv[key], target.URL)
 		}
-		if h, _ := srv["headers"].(map[string]any); h["Authorization"] != "Bearer <token>" {
+		if h, _ := srv["headers"].(map[string]any); h["Authorization"] != "Bearer "+target.Token {
 			t.Errorf("%s: headers = %v", c, srv["headers"])
 		}
-		if !strings.Contains(s, target.StateFile) {
+		if !strings.Contains(s, target.TokenFile) {
 			t.Errorf("%s: snippet does not say where the token is:\n%s", c, s)
 		}
 	}
@@ -99,7 +102,7 @@ func TestClaudeCommand(t *testing.T) {
 	if want := "claude mcp add gasoline -- '/home/a b/.local/bin/gasoline-host' --mcp\n"; !strings.Contains(s, want) {
 		t.Errorf("claude snippet lacks %q:\n%s", want, s)
 	}
-	if want := "claude mcp add --transport http gasoline http://127.0.0.1:7890/mcp"; !strings.Contains(s, want) {
+	if want := "claude mcp add --transport http gasoline http://127.0.0.1:7890/mcp --header 'Authorization: Bearer " + target.Token + "'\n"; !strings.Contains(s, want) {
 		t.Errorf("claude snippet lacks %q:\n%s", want, s)
 	}
 }
@@ -112,7 +115,8 @@ func TestCodexTOML(t *testing.T) {
 	if !strings.Contains(s, want) {
 		t.Errorf("codex snippet lacks\n%s\ngot:\n%s", want, s)
 	}
-	if !strings.Contains(s, `# bearer_token_env_var = "GASOLINE_TOKEN"`) || !strings.Contains(s, `# url = "http://127.0.0.1:7890/mcp"`) {
+	if !strings.Contains(s, `# bearer_token_env_var = "GASOLINE_TOKEN"`) || !strings.Contains(s, `# url = "http://127.0.0.1:7890/mcp"`) ||
+		!strings.Contains(s, "export GASOLINE_TOKEN=\"$(") || !strings.Contains(s, " token)\"") {
 		t.Errorf("codex snippet lacks the HTTP form:\n%s", s)
 	}
 }
@@ -136,8 +140,23 @@ func TestMainPrintsEveryClient(t *testing.T) {
 	if err := Main(context.Background(), []string{"--client", "vscode"}, &out, &errOut); err == nil {
 		t.Error("--client vscode: got nil error")
 	}
-	// Nothing is created: printing configuration has no side effects.
-	if entries, _ := os.ReadDir(os.Getenv("GASOLINE_HOME")); len(entries) != 0 {
-		t.Errorf("mcp-config wrote into the state folder: %v", entries)
+	// The snippets carry the install's real agent credential (created on
+	// first use, stable afterwards), and the stdio forms carry the
+	// non-default home and port.
+	tok, err := creds.Load(os.Getenv("GASOLINE_HOME"), creds.Agent)
+	if err != nil {
+		t.Fatalf("mcp-config did not create the agent credential: %v", err)
+	}
+	for _, want := range []string{"Bearer " + tok, `"GASOLINE_PORT": "7999"`, `"GASOLINE_HOME": "` + os.Getenv("GASOLINE_HOME") + `"`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if strings.Contains(out.String(), "<token>") {
+		t.Error("output carries a placeholder instead of the credential")
+	}
+	var again bytes.Buffer
+	if err := Main(context.Background(), []string{"--path", bin, "--client", "cursor"}, &again, &errOut); err != nil || !strings.Contains(again.String(), tok) {
+		t.Errorf("second run changed the credential: %v", err)
 	}
 }

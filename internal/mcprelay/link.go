@@ -2,12 +2,14 @@ package mcprelay
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
 	"github.com/gasoline-mcp/gasoline/internal/version"
 )
@@ -33,8 +35,12 @@ type link struct {
 
 // dial connects to the daemon's /ws/mcp, asking to resume session hint.
 func dial(ctx context.Context, d launcher.Daemon, hint string, timeout time.Duration) (*link, error) {
+	tok, err := d.Credential(creds.Agent)
+	if err != nil {
+		return nil, fmt.Errorf("reading the agent credential: %w", err)
+	}
 	hdr := http.Header{}
-	hdr.Set("Authorization", "Bearer "+d.Token)
+	hdr.Set("Authorization", "Bearer "+tok)
 	hdr.Set("X-Gasoline-Version", version.Version)
 	if hint != "" {
 		hdr.Set(headerSession, hint)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
 )
 
@@ -24,6 +25,7 @@ type fakeDaemon struct {
 	srv     *httptest.Server
 	conns   chan *daemonConn
 	resumed atomic.Bool // answer X-Gasoline-Resumed: true
+	dir     string      // its state directory, with the agent credential
 }
 
 // daemonConn reads continuously, like the real daemon, so the relay's
@@ -36,9 +38,13 @@ type daemonConn struct {
 }
 
 func newFakeDaemon(t *testing.T) *fakeDaemon {
-	f := &fakeDaemon{conns: make(chan *daemonConn, 4)}
+	f := &fakeDaemon{conns: make(chan *daemonConn, 4), dir: t.TempDir()}
+	tok, err := creds.Ensure(f.dir, creds.Agent)
+	if err != nil {
+		t.Fatal(err)
+	}
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/ws/mcp" || r.Header.Get("Authorization") != "Bearer tok" {
+		if r.URL.Path != "/ws/mcp" || r.Header.Get("Authorization") != "Bearer "+tok {
 			http.Error(w, "no", http.StatusUnauthorized)
 			return
 		}
@@ -65,7 +71,7 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 
 func (f *fakeDaemon) ensure(context.Context) (launcher.Daemon, error) {
 	port, _ := strconv.Atoi(f.srv.URL[strings.LastIndex(f.srv.URL, ":")+1:])
-	return launcher.Daemon{Port: port, Token: "tok", PID: 1}, nil
+	return launcher.Daemon{Port: port, PID: 1, Dir: f.dir}, nil
 }
 
 func (f *fakeDaemon) accept(t *testing.T) *daemonConn {

@@ -16,15 +16,11 @@ import (
 // The dispatcher: every tools/call from every transport comes through
 // toolHandler → dispatch.
 
-// CodeApprovalUnavailable: a gated mode was called and no approval engine
-// is configured, so the call is refused.
-const CodeApprovalUnavailable = "approval_unavailable"
-
 func (s *Server) toolHandler(tool string) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		start := time.Now()
 		sess := s.sessionFor(req.Session)
-		res, key, class := s.dispatch(withPeer(ctx, req.Session), sess, tool, req.Params.Arguments)
+		res, key, class := s.dispatch(ctx, sess, tool, req.Params.Arguments)
 		d := time.Since(start)
 		s.log.Info("tool call", "tool", key, "session", sess.ID(), "args_bytes", len(req.Params.Arguments),
 			"is_error", res.IsError, "ms", d.Milliseconds())
@@ -51,14 +47,14 @@ func (s *Server) route(ctx context.Context, sess *session.Session, tool string, 
 	if terr != nil {
 		return errorResult(terr), tool + ".?", ""
 	}
-	c := &Call{Call: tc, Session: sess, Peer: peerOf(ctx), srv: s}
+	c := &Call{Call: tc, Session: sess, srv: s}
 	key, class := tc.Mode.Key(), tc.Mode.Class
 	h, ok := s.handler(tc.Mode)
 	if !ok {
 		return errorResult(tools.NotAvailable(tc.Mode, s.served())), key, class
 	}
 	if class.Gated() {
-		if e := s.gate(ctx, c); e != nil {
+		if e := s.opts.Gate(ctx, c); e != nil {
 			return errorResult(e), key, class
 		}
 	}
@@ -66,14 +62,6 @@ func (s *Server) route(ctx context.Context, sess *session.Session, tool string, 
 		return s.invoke(ctx, h.run, c), key, class
 	}
 	return s.runCommand(ctx, h.run, c), key, class
-}
-
-func (s *Server) gate(ctx context.Context, c *Call) *tools.Error {
-	if s.opts.Gate == nil {
-		return tools.Errorf(CodeApprovalUnavailable, "%s %s changes the browser and needs the user's approval, "+
-			"but this build has no approval engine yet, so the call is refused", c.Mode.Tool, c.Mode.Name)
-	}
-	return s.opts.Gate(ctx, c)
 }
 
 // runCommand starts the call as a session command and waits for it within

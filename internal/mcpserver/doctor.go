@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -25,7 +26,7 @@ type Check struct {
 
 func (s *Server) doctor(ctx context.Context, c *Call) (any, error) {
 	d := s.opts.Daemon()
-	checks := []Check{s.checkStateDir(), checkExtension(d.Extension), s.checkSessions(), s.checkTools()}
+	checks := []Check{s.checkStateDir(), checkExtension(d.Extension), s.checkRedaction(), s.checkTools()}
 	doc := Doctor{OK: true, Checks: checks}
 	for _, ch := range checks {
 		doc.OK = doc.OK && ch.OK
@@ -70,13 +71,15 @@ func checkExtension(connected bool) Check {
 	}
 }
 
-func (s *Server) checkSessions() Check {
-	stdio, http := s.sessions.Counts()
-	kept := s.sessions.Len()
-	return Check{
-		Name: "sessions", OK: true,
-		Detail: fmt.Sprintf("%d stdio and %d http sessions ready, %d waiting to resume", stdio, http, kept-stdio-http),
+// checkRedaction runs the gateway's self-test through the very redactor
+// every tool result passes: planted secrets must come out masked.
+func (s *Server) checkRedaction() Check {
+	err := redact.SelfTest(func(in string) (string, error) { return s.opts.Redact.Text("", in) })
+	if err != nil {
+		return Check{Name: "redaction", Detail: err.Error(),
+			Fix: "run gasoline-host doctor in a terminal: it names the redaction policy file and what is wrong with it"}
 	}
+	return Check{Name: "redaction", OK: true, Detail: "the redaction gateway masks planted secrets"}
 }
 
 // checkTools proves every mode is classified (the dispatcher refuses any

@@ -17,7 +17,8 @@ import (
 )
 
 // TestGuardEndToEnd: /mcp and /ws/mcp on the real daemon refuse a missing
-// or wrong token (401), a non-loopback Host or a foreign Origin (403).
+// credential (401), a wrong one, a non-loopback Host or a foreign Origin
+// (403), and accept a loopback page's Origin with the agent credential.
 func TestGuardEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a daemon process")
@@ -29,11 +30,13 @@ func TestGuardEndToEnd(t *testing.T) {
 		want                      int
 	}{
 		{"no token", "", "", "", http.StatusUnauthorized},
-		{"wrong token", "0123", "", "", http.StatusUnauthorized},
+		{"wrong token", "0123", "", "", http.StatusForbidden},
 		{"non-loopback Host", d.token, "evil.example.com", "", http.StatusForbidden},
 		{"rebinding Host with port", d.token, "attacker.test:" + "7890", "", http.StatusForbidden},
 		{"foreign Origin", d.token, "", "https://evil.example", http.StatusForbidden},
-		{"localhost page Origin", d.token, "", "http://127.0.0.1:3000", http.StatusForbidden},
+		{"loopback page Origin", d.token, "", "http://127.0.0.1:3000", http.StatusOK},
+		{"localhost page Origin", d.token, "", "http://localhost:5173", http.StatusOK},
+		{"https foreign Origin on a loopback name", d.token, "", "https://localhost.evil.example", http.StatusForbidden},
 		{"extension Origin", d.token, "", extid.Origin, http.StatusOK},
 		{"token, loopback, no Origin", d.token, "localhost", "", http.StatusOK},
 	}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
 // fixture is an in-process Server on an httptest server (/mcp, /ws/mcp,
@@ -35,6 +37,12 @@ func newFixture(t *testing.T, opts *Options) *fixture {
 	if opts.Dir == "" {
 		opts.Dir = t.TempDir()
 	}
+	if opts.Redact == nil {
+		opts.Redact = fakeRedactor{}
+	}
+	if opts.Gate == nil {
+		opts.Gate = refuseGate
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s, err := New(ctx, opts)
 	if err != nil {
@@ -52,6 +60,14 @@ func newFixture(t *testing.T, opts *Options) *fixture {
 		srv.Close()
 	})
 	return &fixture{s: s, srv: srv}
+}
+
+// codeNoApprover is refuseGate's code.
+const codeNoApprover = "test_no_approver"
+
+// refuseGate refuses every gated call, as a user who never answers would.
+func refuseGate(_ context.Context, c *Call) *tools.Error {
+	return tools.Errorf(codeNoApprover, "%s needs the user's approval; this test has no approver", c.Mode.Key())
 }
 
 // client connects an SDK client over in-memory transports.

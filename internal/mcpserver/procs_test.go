@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/bridge"
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
 	"github.com/gasoline-mcp/gasoline/internal/mcprelay"
 	"github.com/gasoline-mcp/gasoline/internal/state"
@@ -104,7 +105,11 @@ func (d *daemon) waitReady(t testing.TB, pid int) {
 	for backoff := time.Millisecond; ; backoff = min(backoff*2, 50*time.Millisecond) {
 		if st, err := state.Read(d.dir); err == nil && st.PID == pid {
 			if _, err := launcher.Probe(context.Background(), d.port); err == nil {
-				d.token, d.pid = st.Token, st.PID
+				tok, err := creds.Load(d.dir, creds.Agent)
+				if err != nil {
+					t.Fatal(err)
+				}
+				d.token, d.pid = tok, st.PID
 				return
 			}
 		}
@@ -127,8 +132,9 @@ func (d *daemon) log() string {
 // lock is released (the process is done with the directory).
 func (d *daemon) stop(t testing.TB) {
 	if st, err := state.Read(d.dir); err == nil {
+		tok, _ := creds.Load(d.dir, creds.Approver)
 		req, _ := http.NewRequest("POST", "http://127.0.0.1:"+strconv.Itoa(st.Port)+"/shutdown", nil)
-		req.Header.Set("Authorization", "Bearer "+st.Token)
+		req.Header.Set("Authorization", "Bearer "+tok)
 		if resp, err := http.DefaultClient.Do(req); err == nil {
 			resp.Body.Close()
 		}

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 
@@ -29,7 +28,7 @@ type Redactor interface {
 // whole result with a redaction_failed error.
 func (s *Server) redactResult(sessionID string, res *mcp.CallToolResult) *mcp.CallToolResult {
 	r := s.opts.Redact
-	if r == nil || res == nil {
+	if res == nil {
 		return res
 	}
 	out := *res
@@ -87,27 +86,6 @@ func errText(err error) string {
 		return "the result was not valid JSON"
 	}
 	return err.Error()
-}
-
-// SetRedaction sets Options.Redact and Options.MaskSelectors on a server
-// built without them. Call it before the server serves.
-func (s *Server) SetRedaction(r Redactor, masks func() ([]string, error)) {
-	s.opts.Redact, s.opts.MaskSelectors = r, masks
-}
-
-// peerKey carries the SDK session of a tools/call into dispatch.
-type peerKey struct{}
-
-func withPeer(ctx context.Context, ss *mcp.ServerSession) context.Context {
-	if ss == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, peerKey{}, ss)
-}
-
-func peerOf(ctx context.Context) *mcp.ServerSession {
-	ss, _ := ctx.Value(peerKey{}).(*mcp.ServerSession)
-	return ss
 }
 
 // MaskSelectors returns the CSS selectors of elements to mask in

@@ -7,6 +7,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -21,7 +22,9 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
-// Options configures a Server. Version is required; the rest have defaults.
+// Options configures a Server. Version, Gate and Redact are required (a
+// server that could run without its approval gate or its redaction
+// gateway would fail open); the rest have defaults.
 type Options struct {
 	// Version is the daemon's version (serverInfo.version, health).
 	Version string
@@ -31,7 +34,7 @@ type Options struct {
 	// Default: this process, no extension.
 	Daemon func() Daemon
 	// Gate decides a call of a mutating or sensitive mode (the approval
-	// engine plugs in here). nil refuses every gated call: fail closed.
+	// engine plugs in here).
 	Gate func(ctx context.Context, c *Call) *tools.Error
 	// Audit, when set, records every tool call (never its arguments or
 	// result): session, "tool.mode", class, duration, whether it failed.
@@ -39,8 +42,7 @@ type Options struct {
 	// Redact is the server stage of the redaction gateway for results:
 	// every tool result (text and structured content, errors included)
 	// passes it in dispatch before it leaves; an error blocks the result
-	// with redaction_failed. nil leaves results as they are (the daemon
-	// always sets it).
+	// with redaction_failed.
 	Redact Redactor
 	// MaskSelectors, when set, returns the user's extra screenshot mask
 	// selectors (Call.MaskSelectors).
@@ -77,11 +79,7 @@ type Server struct {
 type Call struct {
 	*tools.Call
 	Session *session.Session
-	// Peer is the MCP client's SDK session (for elicitation); nil for
-	// calls that did not come from an MCP client.
-	Peer *mcp.ServerSession
-
-	srv *Server
+	srv     *Server
 }
 
 // Handler implements one mode. It returns a JSON object (a struct or map)
@@ -98,8 +96,13 @@ type handler struct {
 // New builds the server. Its goroutines stop when ctx ends; Wait waits
 // for them.
 func New(ctx context.Context, opts *Options) (*Server, error) {
-	if opts == nil || opts.Version == "" {
-		return nil, fmt.Errorf("mcpserver: Options.Version is required")
+	switch {
+	case opts == nil || opts.Version == "":
+		return nil, errors.New("mcpserver: Options.Version is required")
+	case opts.Gate == nil:
+		return nil, errors.New("mcpserver: Options.Gate is required (mutating calls need the approval gate)")
+	case opts.Redact == nil:
+		return nil, errors.New("mcpserver: Options.Redact is required (every result passes the redaction gateway)")
 	}
 	s := &Server{opts: *opts, started: time.Now(), handlers: map[string]handler{}, done: make(chan struct{})}
 	if s.opts.Logger == nil {

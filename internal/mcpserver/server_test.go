@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -62,7 +63,7 @@ func TestDispatchErrors(t *testing.T) {
 		{"unknown mode", "observe", map[string]any{"what": "snapshots"}, tools.CodeUnknownMode, "did you mean"},
 		{"bad argument", "interact", map[string]any{"what": "navigate", "url": 3}, tools.CodeInvalidArgument, "url must be a string"},
 		{"not available", "observe", map[string]any{"what": "snapshot"}, tools.CodeNotAvailable, "lands in a later release of Gasoline; use configure describe_capabilities, configure doctor, configure health"},
-		{"gated without engine", "interact", map[string]any{"what": "navigate", "url": "https://example.com/"}, CodeApprovalUnavailable, "needs the user's approval"},
+		{"gated without engine", "interact", map[string]any{"what": "navigate", "url": "https://example.com/"}, codeNoApprover, "needs the user's approval"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,9 +139,30 @@ func TestDoctor(t *testing.T) {
 	if os.Geteuid() != 0 && (checks["state_dir_writable"]["ok"] != false || !strings.Contains(checks["state_dir_writable"]["fix"].(string), dir)) {
 		t.Errorf("state dir check = %v", checks["state_dir_writable"])
 	}
-	for _, name := range []string{"sessions", "tool_registry"} {
-		if checks[name]["ok"] != true {
-			t.Errorf("%s = %v", name, checks[name])
+	if checks["tool_registry"]["ok"] != true {
+		t.Errorf("tool_registry = %v", checks["tool_registry"])
+	}
+	// The test redactor masks only "SECRET": the self-test catches it.
+	if checks["redaction"]["ok"] != false || checks["redaction"]["fix"] == "" {
+		t.Errorf("redaction with a redactor that masks nothing real = %v", checks["redaction"])
+	}
+	for _, c := range checks {
+		if c["ok"] == true && c["name"] != "tool_registry" && c["name"] != "state_dir_writable" {
+			t.Errorf("check %v passed where this fixture must fail it", c)
+		}
+	}
+
+	// The real gateway with the default policy passes.
+	eng, err := redact.New(redact.DefaultPolicy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw := &redact.Gateway{Engine: func() (*redact.Engine, error) { return eng, nil }, Stage: redact.StageServer}
+	f = newFixture(t, &Options{Redact: gw})
+	_, doc = call(t, f.client(t), "configure", map[string]any{"what": "doctor"})
+	for _, c := range doc["checks"].([]any) {
+		if c := c.(map[string]any); c["name"] == "redaction" && c["ok"] != true {
+			t.Errorf("redaction with the real gateway = %v", c)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/tidwall/gjson"
 
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
 	"github.com/gasoline-mcp/gasoline/internal/nativemsg"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
@@ -173,8 +174,12 @@ func (r *relay) loop(ctx context.Context) error {
 func (r *relay) dial(ctx context.Context, d launcher.Daemon) (*websocket.Conn, error) {
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
+	tok, err := d.Credential(creds.Link)
+	if err != nil {
+		return nil, fmt.Errorf("reading the extension-link credential: %w", err)
+	}
 	h := http.Header{}
-	h.Set("Authorization", "Bearer "+d.Token)
+	h.Set("Authorization", "Bearer "+tok)
 	h.Set("X-Gasoline-Version", version.Version)
 	c, _, err := websocket.Dial(dctx, d.URL("ws", "/ws/host"), &websocket.DialOptions{HTTPHeader: h})
 	if err != nil {

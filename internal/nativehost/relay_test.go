@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
 	"github.com/gasoline-mcp/gasoline/internal/nativemsg"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
@@ -75,12 +76,17 @@ func startRelay(t *testing.T, ctx context.Context, ensure func(context.Context) 
 type fakeDaemon struct {
 	srv   *httptest.Server
 	conns chan *websocket.Conn
+	dir   string // its state directory, with its link credential
 }
 
 func newFakeDaemon(t *testing.T) *fakeDaemon {
-	d := &fakeDaemon{conns: make(chan *websocket.Conn, 4)}
+	d := &fakeDaemon{conns: make(chan *websocket.Conn, 4), dir: t.TempDir()}
+	tok, err := creds.Rotate(d.dir, creds.Link)
+	if err != nil {
+		t.Fatal(err)
+	}
 	d.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer tok" {
+		if r.Header.Get("Authorization") != "Bearer "+tok {
 			http.Error(w, "no", 401)
 			return
 		}
@@ -99,7 +105,7 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 func (d *fakeDaemon) ensure(context.Context) (launcher.Daemon, error) {
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(d.srv.URL, "http://"))
 	p, _ := strconv.Atoi(port)
-	return launcher.Daemon{Port: p, Token: "tok"}, nil
+	return launcher.Daemon{Port: p, Dir: d.dir}, nil
 }
 
 // readWS returns the next message the host sent the daemon, skipping the

@@ -4,8 +4,6 @@
 package state
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,14 +17,18 @@ import (
 // DefaultPort is the daemon's port unless GASOLINE_PORT says otherwise.
 const DefaultPort = 7890
 
-// File is the content of state.json. The token is a secret: never log it,
-// never return it over HTTP.
+// File is the content of state.json: where the daemon is, never a
+// credential (those are in internal/creds' files, one per role).
 type File struct {
 	PID       int       `json:"pid"`
 	Port      int       `json:"port"`
-	Token     string    `json:"token"`
 	Version   string    `json:"version"`
 	StartedAt time.Time `json:"started_at"`
+	// LegacyToken is the single token daemons before per-role
+	// credentials wrote here; the launcher reads it only to ask such a
+	// daemon to shut down when a newer version takes over. It is never
+	// written.
+	LegacyToken string `json:"token,omitempty"`
 }
 
 // Dir is the state directory: $GASOLINE_HOME, else the per-OS default
@@ -136,13 +138,4 @@ func Remove(dir string, pid int) (removed bool) {
 		return false
 	}
 	return os.Remove(Path(dir)) == nil
-}
-
-// NewToken returns a fresh 256-bit bearer token, hex-encoded.
-func NewToken() string {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		panic("state: crypto/rand failed: " + err.Error())
-	}
-	return hex.EncodeToString(b)
 }

@@ -1,0 +1,180 @@
+package bridge
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/gasoline-mcp/gasoline/internal/actions"
+	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
+)
+
+// What an approval request says to the user, and what it binds: each step
+// of the call in words, the call's class (for a batch, the highest of its
+// steps), and a fingerprint of its arguments that the approval is then
+// valid for (approval.Request.Call).
+
+// plan is what the gate needs to know about a call before asking.
+type plan struct {
+	class tools.Class
+	steps []stepPlan // a batch's steps; nil otherwise
+	call  string     // the arguments' fingerprint
+}
+
+// stepPlan is one batch step: its mode and decoded arguments.
+type stepPlan struct {
+	what string
+	args actions.Args
+}
+
+// planOf classifies c and fingerprints its arguments. A batch's class is
+// the highest of its steps; a sensitive step (execute_js, upload) is
+// refused here, before anything is asked: it needs its own approval, with
+// its script or paths shown.
+func planOf(c *mcpserver.Call) (plan, *tools.Error) {
+	p := plan{class: c.Mode.Class, call: fingerprint(c)}
+	if c.Mode.Key() != "interact.batch" {
+		return p, nil
+	}
+	raw, _ := c.Args["steps"].([]any)
+	p.class = tools.ReadOnly
+	for i, st := range raw {
+		var s stepPlan
+		m, _ := st.(map[string]any)
+		if s.what, _ = m["what"].(string); s.what == "" {
+			s.what, _ = m["action"].(string)
+		}
+		cl, err := tools.Classify("interact", s.what)
+		if err != nil || s.what == "batch" {
+			return p, tools.Errorf(tools.CodeInvalidArgument, "step %d: %q is not an interact action mode", i+1, s.what)
+		}
+		if cl == tools.Sensitive {
+			return p, tools.Errorf(tools.CodeInvalidArgument, "step %d (%s) is sensitive and cannot run inside a batch; call interact %s on its own (the user then sees its %s and approves it alone)",
+				i+1, s.what, s.what, map[string]string{"execute_js": "script", "upload": "files"}[s.what])
+		}
+		if raw, err := json.Marshal(m); err == nil {
+			json.Unmarshal(raw, &s.args)
+		}
+		if cl == tools.Mutating {
+			p.class = tools.Mutating
+		}
+		p.steps = append(p.steps, s)
+	}
+	return p, nil
+}
+
+// fingerprint hashes the call's mode and arguments, without the ones that
+// only say how to run it (approval_id, timeout_ms, background).
+func fingerprint(c *mcpserver.Call) string {
+	args := make(map[string]any, len(c.Args))
+	for k, v := range c.Args {
+		switch k {
+		case "approval_id", "timeout_ms", "background":
+			continue
+		}
+		args[k] = v
+	}
+	raw, _ := json.Marshal(args) // map keys are sorted: one encoding per call
+	h := sha256.New()
+	h.Write([]byte(c.Mode.Key()))
+	h.Write([]byte{0})
+	h.Write(raw)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// maxQuoted caps text quoted in a prompt line (the prompt is redacted as a
+// whole afterwards).
+const maxQuoted = 80
+
+// phrase says in words what one action does: `type "hello" into textbox
+// "Name"`, `click button "Press me"`. desc names the element (from the
+// snapshot), or "" when it could not be named; toDesc likewise for drag.
+func phrase(what string, a actions.Args, desc, toDesc string) string {
+	if desc == "" {
+		desc = targetText(a.Ref, a.Selector, a.X, a.Y)
+	}
+	on := ""
+	if desc != "" {
+		on = " on " + desc
+	}
+	switch what {
+	case "click":
+		return strings.TrimSpace("click " + desc)
+	case "type":
+		return fmt.Sprintf("type %s into %s", quoted(a.Text), desc)
+	case "select":
+		return fmt.Sprintf("select %s in %s", quoted(fmt.Sprint(a.Value)), desc)
+	case "check":
+		if a.Checked != nil && !*a.Checked {
+			return "uncheck " + desc
+		}
+		return "check " + desc
+	case "key_press":
+		return "press " + quoted(a.Keys) + on
+	case "drag":
+		if toDesc == "" {
+			toDesc = targetText(a.ToRef, a.ToSelector, a.ToX, a.ToY)
+		}
+		return fmt.Sprintf("drag %s onto %s", desc, toDesc)
+	case "fill_form":
+		return fillPhrase(a)
+	case "handle_dialog":
+		if a.Accept != nil && *a.Accept {
+			if a.PromptText != "" {
+				return "accept the dialog, answering " + quoted(a.PromptText)
+			}
+			return "accept the dialog"
+		}
+		return "dismiss the dialog"
+	case "back":
+		return "go back in history"
+	case "forward":
+		return "go forward in history"
+	case "refresh":
+		return "reload the page"
+	case "execute_js":
+		return "run JavaScript in the page: " + quoted(a.Script)
+	case "upload":
+		return fmt.Sprintf("upload %s into %s", strings.Join(a.Files, ", "), desc)
+	}
+	return strings.TrimSpace(what + on)
+}
+
+func fillPhrase(a actions.Args) string {
+	parts := make([]string, 0, len(a.Fields))
+	for _, f := range a.Fields {
+		parts = append(parts, fmt.Sprintf("%s into %s", quoted(fmt.Sprint(f.Value)), targetText(f.Ref, f.Selector, f.X, f.Y)))
+	}
+	s := fmt.Sprintf("fill %d fields: %s", len(a.Fields), strings.Join(parts, ", "))
+	if a.Submit {
+		s += ", then submit the form"
+	}
+	return s
+}
+
+// targetText names a target by what the agent gave: ref, selector or point.
+func targetText(ref, selector string, x, y *float64) string {
+	switch {
+	case ref != "":
+		return "element " + ref
+	case selector != "":
+		return "element " + quoted(selector)
+	case x != nil && y != nil:
+		return fmt.Sprintf("the point (%g, %g)", *x, *y)
+	}
+	return ""
+}
+
+func quoted(s string) string {
+	if len(s) > maxQuoted {
+		cut := maxQuoted
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}

@@ -1,0 +1,5 @@
+//go:build !windows
+
+package creds
+
+func chmodUnsupported() bool { return false }
