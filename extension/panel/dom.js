@@ -227,30 +227,46 @@ function updatePrompt(p, vm) {
 }
 
 /**
- * Shows the prompts, keyed by request id: new ones are built, gone ones
- * removed, the rest updated in place.
- * @param {Map<string, object>} live request id → built prompt, kept by the caller
+ * Shows a keyed list in a container: items (view models with an id) not
+ * yet shown are built, gone ones removed, the rest updated in place and
+ * kept in order, so a tick never resets what the user is typing or
+ * focusing.
+ * @param {Map<string, {li: object}>} live id → built elements, kept by the caller
  */
-export function renderPrompts(els, prompts, live, decide) {
+function renderKeyed(container, items, live, build, update) {
   const seen = new Set();
-  let before = els.prompts.firstChild;
-  for (const vm of prompts) {
+  let before = container.firstChild;
+  for (const vm of items) {
     seen.add(vm.id);
-    let p = live.get(vm.id);
-    if (!p) {
-      p = buildPrompt(els.doc, vm, decide);
-      live.set(vm.id, p);
+    let built = live.get(vm.id);
+    if (!built) {
+      built = build(vm);
+      live.set(vm.id, built);
     }
-    updatePrompt(p, vm);
-    if (p.li !== before) els.prompts.insertBefore(p.li, before);
-    before = p.li.nextSibling;
+    update(built, vm);
+    if (built.li !== before) container.insertBefore(built.li, before);
+    before = built.li.nextSibling;
   }
-  for (const [id, p] of live) {
+  for (const [id, built] of live) {
     if (!seen.has(id)) {
-      p.li.remove();
+      built.li.remove();
       live.delete(id);
     }
   }
+}
+
+/**
+ * Shows the prompts, keyed by request id.
+ * @param {Map<string, object>} live request id → built prompt, kept by the caller
+ */
+export function renderPrompts(els, prompts, live, decide) {
+  renderKeyed(
+    els.prompts,
+    prompts,
+    live,
+    (vm) => buildPrompt(els.doc, vm, decide),
+    updatePrompt,
+  );
   els.noPrompts.hidden = prompts.length > 0;
 }
 
@@ -261,28 +277,18 @@ export function renderPrompts(els, prompts, live, decide) {
  */
 export function renderGrants(els, grants, live, revoke, error) {
   if (!els.grants) return;
-  const seen = new Set();
-  let before = els.grants.firstChild;
-  for (const vm of grants) {
-    seen.add(vm.id);
-    let g = live.get(vm.id);
-    if (!g) {
-      g = buildGrant(els.doc, vm, revoke);
-      live.set(vm.id, g);
-    }
-    g.text.textContent = `${vm.origin} — ${vm.kind}, ${vm.who}`;
-    g.left.textContent = `${vm.timeLeft} left`;
-    g.button.disabled = vm.busy;
-    g.button.textContent = vm.busy ? 'Revoking…' : 'Revoke';
-    if (g.li !== before) els.grants.insertBefore(g.li, before);
-    before = g.li.nextSibling;
-  }
-  for (const [id, g] of live) {
-    if (!seen.has(id)) {
-      g.li.remove();
-      live.delete(id);
-    }
-  }
+  renderKeyed(
+    els.grants,
+    grants,
+    live,
+    (vm) => buildGrant(els.doc, vm, revoke),
+    (g, vm) => {
+      g.text.textContent = `${vm.origin} — ${vm.kind}, ${vm.who}`;
+      g.left.textContent = `${vm.timeLeft} left`;
+      g.button.disabled = vm.busy;
+      g.button.textContent = vm.busy ? 'Revoking…' : 'Revoke';
+    },
+  );
   els.noGrants.hidden = grants.length > 0;
   els.grantError.textContent = error;
   els.grantError.hidden = !error;
