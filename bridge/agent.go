@@ -16,6 +16,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/agent/openai"
 	"github.com/gasoline-mcp/gasoline/internal/export"
 	"github.com/gasoline-mcp/gasoline/internal/extlink"
+	"github.com/gasoline-mcp/gasoline/internal/gate"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/policy"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
@@ -183,7 +184,7 @@ func (st *agentState) asksUser(tool string, args json.RawMessage) bool {
 			origin = st.s.browser.tabs.URL(tab)
 		}
 	}
-	eff, _, _ := st.s.safe.policy.Evaluate(policy.Class(c.Mode.Class), c.Mode.Key(), originOf(origin))
+	eff, _, _ := st.s.safe.policy.Evaluate(policy.Class(c.Mode.Class), c.Mode.Key(), gate.OriginOf(origin))
 	return eff == policy.Gate || (eff == policy.Allow && policy.AlwaysAsk(c.Mode.Key()))
 }
 

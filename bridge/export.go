@@ -339,18 +339,10 @@ func (st *agentState) generate(ctx context.Context, c *mcpserver.Call) (any, err
 			return nil, err
 		}
 		out["path"] = path
-		return mcpResult(fmt.Sprintf("%s written to %s (%d bytes)", c.Mode.Name, path, len(body)), out)
+		return mcpserver.Result(fmt.Sprintf("%s written to %s (%d bytes)", c.Mode.Name, path, len(body)), out)
 	}
 	out["content"] = body
-	return mcpResult(body, out)
-}
-
-func mcpResult(text string, v any) (*mcp.CallToolResult, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(raw)}, nil
+	return mcpserver.Result(body, out)
 }
 
 // writeExport writes under the state directory's exports/, mode 0600.

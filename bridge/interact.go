@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/gasoline-mcp/gasoline/internal/actions"
+	"github.com/gasoline-mcp/gasoline/internal/gate"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/redact"
@@ -105,41 +106,32 @@ func (x *interactor) forget(tab int) {
 	x.children.Forget(tab)
 }
 
-// internalArgs are arguments of the call itself, not of the action.
-var internalArgs = map[string]bool{"tab_id": true, "background": true, "approval_id": true}
-
 // do runs one interact mode of the engine on the call's tab (tab_id, or
 // the session's current tab; a tab the session does not own is refused).
 func (x *interactor) do(ctx context.Context, c *mcpserver.Call) (any, error) {
 	ctx, cancel := observe.Budget(ctx, c)
 	defer cancel()
 	if c.Mode.Name == "batch" {
-		if _, e := planOf(c); e != nil {
-			return nil, e // the gate refused it already, unless the policy let it through
+		if e := gate.CheckBatch(c); e != nil {
+			return nil, e // the gate refuses it too, unless the policy let it past without asking
 		}
 	}
 	s, err := x.tabs.Session(ctx, c.Session.ID(), c.Int("tab_id", 0))
 	if err != nil {
 		return nil, err
 	}
-	args := make(map[string]any, len(c.Args))
-	for k, v := range c.Args {
-		if !internalArgs[k] {
-			args[k] = v
-		}
-	}
-	raw, err := json.Marshal(args)
+	args, err := mcpserver.Decoded[actions.Args](c) // the gate decoded it already
 	if err != nil {
-		return nil, err
+		return nil, tools.Errorf(tools.CodeInvalidArgument, "arguments of interact %s: %v", c.Mode.Name, err)
 	}
-	r, err := x.eng.Do(ctx, s.TabID(), c.Mode.Name, raw)
+	r, err := x.eng.Run(ctx, s.TabID(), c.Mode.Name, args)
 	if err != nil {
 		return nil, err
 	}
 	if c.Mode.Name == "handle_dialog" {
-		return observe.Result(r.Text(), dialogAnswer(r))
+		return mcpserver.Result(r.Text(), dialogAnswer(r))
 	}
-	return observe.Result(r.Text(), r)
+	return mcpserver.Result(r.Text(), r)
 }
 
 // DialogAnswer is handle_dialog's structured answer: the action's result
@@ -213,16 +205,16 @@ func (x *interactor) snapshot(ctx context.Context, c *mcpserver.Call) (any, erro
 	if c.Bool("to_file") {
 		text, err := x.egress.Text(c.Session.ID(), r.Text)
 		if err != nil {
-			return nil, blockedError("the snapshot file", err)
+			return nil, mcpserver.Blocked("the snapshot file", err)
 		}
 		if res.File, err = x.saveSnapshot(tab, text); err != nil {
 			return nil, err
 		}
-		return observe.Result(fmt.Sprintf("%s: %d lines written to %s", head, r.Shown, res.File), res)
+		return mcpserver.Result(fmt.Sprintf("%s: %d lines written to %s", head, r.Shown, res.File), res)
 	}
 	// The tree is in the text only: repeating it in the structured answer
 	// would double what the agent pays for in tokens.
-	return observe.Result(head+"\n"+r.Text, res)
+	return mcpserver.Result(head+"\n"+r.Text, res)
 }
 
 func (x *interactor) saveSnapshot(tab int, text string) (string, error) {
@@ -267,11 +259,6 @@ func (x *interactor) resolveRef(ctx context.Context, tab int, ref string) (cdpro
 	}
 	return t.BackendNodeID, nil
 }
-
-// describeWait bounds naming a gated action's target for the approval
-// prompt: it waits in the tab's queue, and a prompt without the name is
-// better than a late one.
-const describeWait = time.Second
 
 // describe names the element a target points at (button "Pay now"), or
 // "" when it has no element target or it cannot be named before ctx ends

@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/gate"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 )
 
@@ -19,11 +20,15 @@ type mcpStatus interface {
 // cannot run without. The MCP layer's goroutines stop with ctx.
 func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 	started := time.Now()
+	g, err := gate.New(gate.Config{Approvals: s.safe.approvals, Tabs: s.browser.tabs, Describe: s.browser.act.describe, Redact: s.redactText})
+	if err != nil {
+		return nil, err
+	}
 	m, err := mcpserver.New(ctx, &mcpserver.Options{
 		Version: s.cfg.Version,
 		Dir:     s.cfg.Dir,
 		Logger:  s.log,
-		Gate:    s.gate,
+		Gate:    g.Check,
 		Audit:   s.auditCall,
 		Redact:  s.safe.red.server,
 		// The user's extra screenshot masks, from the redaction policy.

@@ -259,9 +259,3 @@ func nextLabel(ps []redact.Pattern) string {
 		}
 	}
 }
-
-// blockedError is the tool error for an output the gateway refused.
-func blockedError(what string, err error) *tools.Error {
-	return &tools.Error{Code: mcpserver.CodeRedactionFailed,
-		Message: fmt.Sprintf("%s was blocked because the redaction gateway could not check it (%v); fix the redaction policy (configure {what:\"redaction\", op:\"get\"} shows the error)", what, err)}
-}

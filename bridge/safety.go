@@ -2,16 +2,12 @@ package bridge
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/audit"
-	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/policy"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
@@ -76,99 +72,4 @@ func (s *Server) auditCall(sessionID, key string, class tools.Class, d time.Dura
 		Time: time.Now(), Kind: "call", SessionID: sessionID, Action: key,
 		Class: string(class), DurationMS: d.Milliseconds(), Result: result,
 	})
-}
-
-// gate is the dispatcher's approval hook for mutating and sensitive modes.
-// It waits for the user up to the call's budget; past it the agent gets the
-// structured approval_required request and retries with approval_id.
-func (s *Server) gate(ctx context.Context, c *mcpserver.Call) *tools.Error {
-	if readOnlyUse(c) {
-		return nil
-	}
-	if e := s.browser.precheck(c); e != nil {
-		return e // a tab the session cannot use: nothing to approve
-	}
-	p, e := planOf(c)
-	if e != nil {
-		return e // e.g. a sensitive step inside a batch: refused before asking
-	}
-	if p.class == tools.ReadOnly {
-		return nil // a batch of read-only steps
-	}
-	scope, target, steps := s.scopeOf(c, p)
-	// The prompt is an output like any other: the user, the panel, the
-	// audit log and the MCP client see the redacted target.
-	target, err := s.redactText(c.Session.ID(), target)
-	if err != nil {
-		return blockedError("the approval request", err)
-	}
-	for i := range steps {
-		if steps[i], err = s.redactText(c.Session.ID(), steps[i]); err != nil {
-			return blockedError("the approval request", err)
-		}
-	}
-	req := approval.Request{
-		SessionID:  c.Session.ID(),
-		Action:     c.Mode.Key(),
-		Class:      policy.Class(p.class),
-		Scope:      scope,
-		Target:     target,
-		Steps:      steps,
-		Reason:     "the agent called " + c.Mode.Key(),
-		ApprovalID: c.Str("approval_id"),
-		Call:       p.call,
-	}
-	_, err = s.safe.approvals.Require(ctx, req, time.Duration(c.TimeoutMS)*time.Millisecond)
-	if err == nil {
-		return nil
-	}
-	var re *approval.RequiredError
-	if errors.As(err, &re) {
-		r := re.Result()
-		args := map[string]any{"what": c.Mode.Name, "approval_id": r.RequestID}
-		for k, v := range c.Args {
-			if k != "approval_id" {
-				args[k] = v
-			}
-		}
-		return &tools.Error{
-			Code: approval.CodeRequired,
-			Message: fmt.Sprintf("%s on %s needs the user's approval (request %s): ask the user to approve it in the Gasoline panel or with `gasoline-host approve %s`, then retry with approval_id",
-				c.Mode.Key(), r.Scope, r.RequestID, r.RequestID),
-			Retryable:  true,
-			NextAction: &tools.Next{Tool: c.Mode.Tool, Arguments: args},
-			Details:    r,
-		}
-	}
-	code := approval.Code(err)
-	if code == "" {
-		code = tools.CodeInternal
-	}
-	return &tools.Error{Code: code, Message: err.Error(), Retryable: code == "approval_pending" || code == "approval_busy"}
-}
-
-// readOnlyUse reports calls of a mutating mode that only read: viewing the
-// policy or the redaction settings.
-func readOnlyUse(c *mcpserver.Call) bool {
-	switch c.Mode.Key() {
-	case "configure.policy", "configure.redaction":
-		return c.Str("op") == "get"
-	case "configure.agent_watch":
-		return c.Str("op") == "status"
-	}
-	return false
-}
-
-// scopeOf names what a call acts on: the tab and its origin, a line for
-// the approval prompt, and a batch's steps (the browser side, scope).
-func (s *Server) scopeOf(c *mcpserver.Call, p plan) (approval.Scope, string, []string) {
-	return s.browser.scope(c, p)
-}
-
-func originOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return ""
-	}
-	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
 }

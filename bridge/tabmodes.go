@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/gasoline-mcp/gasoline/internal/actions"
-	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
-	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
 // The interact modes that manage the session's tabs: new_tab, navigate,
@@ -52,7 +49,7 @@ func (b *browser) newTab(ctx context.Context, c *mcpserver.Call) (any, error) {
 		return nil, err
 	}
 	r := tabResult(t, nav)
-	return observe.Result(r.text("opened")+fmt.Sprintf(" in group %q", tabs.GroupTitle(clientName(c))), r)
+	return mcpserver.Result(r.text("opened")+fmt.Sprintf(" in group %q", tabs.GroupTitle(clientName(c))), r)
 }
 
 func (b *browser) navigate(ctx context.Context, c *mcpserver.Call) (any, error) {
@@ -68,7 +65,7 @@ func (b *browser) navigate(ctx context.Context, c *mcpserver.Call) (any, error) 
 		return nil, err
 	}
 	r := tabResult(t, nav)
-	return observe.Result(r.text("navigated"), r)
+	return mcpserver.Result(r.text("navigated"), r)
 }
 
 func (b *browser) switchTab(ctx context.Context, c *mcpserver.Call) (any, error) {
@@ -87,7 +84,7 @@ func (b *browser) switchTab(ctx context.Context, c *mcpserver.Call) (any, error)
 			r.URL, r.Title = res.Tab.URL, res.Tab.Title
 		}
 	}
-	return observe.Result(r.text("current"), r)
+	return mcpserver.Result(r.text("current"), r)
 }
 
 // CloseResult is close_tab's answer.
@@ -113,71 +110,5 @@ func (b *browser) closeTab(ctx context.Context, c *mcpserver.Call) (any, error) 
 	} else {
 		text += "; this session has no tab left"
 	}
-	return observe.Result(text, r)
-}
-
-// scope names what a gated call acts on, for the approval engine: the tab
-// (the session's current one unless tab_id names another) and its origin
-// (the destination for navigation), a line for the prompt that says what
-// the action does to which element (click button "Pay now"), and for a
-// batch one such line per step.
-func (b *browser) scope(c *mcpserver.Call, p plan) (approval.Scope, string, []string) {
-	var sc approval.Scope
-	if tab, ok := b.tabs.Resolve(c.Session.ID(), c.Int("tab_id", 0)); ok && c.Mode.Name != "new_tab" {
-		sc.TabID = tab
-	}
-	if u := c.Str("url"); u != "" {
-		sc.Origin = originOf(u)
-		return sc, fmt.Sprintf("%s to %s", c.Mode.Key(), sc.Origin), nil
-	}
-	if sc.TabID == 0 {
-		return sc, c.Mode.Key(), nil
-	}
-	sc.Origin = originOf(b.tabs.URL(sc.TabID))
-	where := fmt.Sprintf(" on tab %d (%s)", sc.TabID, sc.Origin)
-	if c.Mode.Tool != "interact" {
-		return sc, c.Mode.Key() + where, nil
-	}
-	// Naming elements waits in the tab's queue: bounded, and a prompt
-	// without a name is better than a late one.
-	ctx, cancel := context.WithTimeout(context.Background(), describeWait)
-	defer cancel()
-	if p.steps != nil {
-		lines := make([]string, len(p.steps))
-		for i, st := range p.steps {
-			lines[i] = b.stepPhrase(ctx, sc.TabID, st.what, st.args)
-		}
-		return sc, fmt.Sprintf("a batch of %d steps%s", len(lines), where), lines
-	}
-	var a actions.Args
-	if raw, err := json.Marshal(c.Args); err == nil {
-		json.Unmarshal(raw, &a)
-	}
-	return sc, b.stepPhrase(ctx, sc.TabID, c.Mode.Name, a) + where, nil
-}
-
-// stepPhrase says what one action does, naming its elements.
-func (b *browser) stepPhrase(ctx context.Context, tab int, what string, a actions.Args) string {
-	desc := b.act.describe(ctx, tab, actions.Target{Ref: a.Ref, Selector: a.Selector, Frame: a.Frame})
-	to := ""
-	if what == "drag" {
-		to = b.act.describe(ctx, tab, actions.Target{Ref: a.ToRef, Selector: a.ToSelector, Frame: a.Frame})
-	}
-	return phrase(what, a, desc, to)
-}
-
-// precheck refuses, before the approval gate, an interact call on a tab
-// the session cannot use (another session's, the user's, a closed one, or
-// none yet), so the user is never asked to approve a call that cannot run.
-// navigate without tab_id in a session with no tab and new_tab open a tab
-// and pass.
-func (b *browser) precheck(c *mcpserver.Call) *tools.Error {
-	if c.Mode.Tool != "interact" || c.Mode.Name == "new_tab" {
-		return nil
-	}
-	tab := c.Int("tab_id", 0)
-	if c.Mode.Name == "navigate" && tab == 0 && len(b.tabs.Registry().Tabs(c.Session.ID())) == 0 {
-		return nil
-	}
-	return b.tabs.Check(c.Session.ID(), tab)
+	return mcpserver.Result(text, r)
 }

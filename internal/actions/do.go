@@ -46,8 +46,42 @@ type Args struct {
 	Limit       int               `json:"limit,omitempty"`
 	Fields      []Field           `json:"fields,omitempty"`
 	Submit      bool              `json:"submit,omitempty"`
-	Steps       []json.RawMessage `json:"steps,omitempty"`
+	Steps       []Step            `json:"steps,omitempty"`
 	WaitUntil   string            `json:"wait_until,omitempty"`
+}
+
+// Step is one step of a batch: its mode and its arguments, decoded with
+// the batch's (what, or its older alias action).
+type Step struct {
+	What string
+	Args Args
+}
+
+// UnmarshalJSON reads {what|action, …args}.
+func (s *Step) UnmarshalJSON(b []byte) error {
+	var head struct {
+		What   string `json:"what"`
+		Action string `json:"action"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return err
+	}
+	s.What = cmpOr(head.What, head.Action)
+	return json.Unmarshal(b, &s.Args)
+}
+
+// MarshalJSON writes the step back as {what, …args}.
+func (s Step) MarshalJSON() ([]byte, error) {
+	raw, err := json.Marshal(s.Args)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	m["what"] = s.What
+	return json.Marshal(m)
 }
 
 func (a Args) target() Target {
@@ -59,9 +93,7 @@ var Modes = []string{"back", "batch", "check", "click", "drag", "execute_js", "e
 	"forward", "get_attribute", "get_text", "get_value", "handle_dialog", "hover", "key_press", "query", "refresh",
 	"scroll_to", "select", "type", "upload", "wait_for", "wait_for_stable"}
 
-// Do runs one interact mode by name with its arguments as the MCP call
-// carries them. It is the dispatcher's single entry point; the typed
-// methods (Click, Type, …) are the same actions.
+// Do runs one interact mode by name with its arguments as JSON.
 func (e *Engine) Do(ctx context.Context, tab int, what string, raw json.RawMessage) (*Result, error) {
 	var args Args
 	if len(raw) > 0 {
@@ -69,10 +101,17 @@ func (e *Engine) Do(ctx context.Context, tab int, what string, raw json.RawMessa
 			return nil, invalid("arguments of %s: %v", what, err)
 		}
 	}
+	return e.Run(ctx, tab, what, &args)
+}
+
+// Run runs one interact mode by name with its decoded arguments. It is
+// the dispatcher's single entry point (the arguments are decoded once, by
+// the caller); the typed methods (Click, Type, …) are the same actions.
+func (e *Engine) Run(ctx context.Context, tab int, what string, args *Args) (*Result, error) {
 	if what == "batch" {
 		return e.Batch(ctx, tab, args.Steps)
 	}
-	return e.dispatch(ctx, tab, what, args)
+	return e.dispatch(ctx, tab, what, *args)
 }
 
 func (e *Engine) dispatch(ctx context.Context, tab int, what string, a Args) (*Result, error) {
@@ -144,7 +183,7 @@ const MaxSteps = 50
 // for the whole batch (no other caller's action runs between two steps),
 // stops at the first failure, and reports each step. After a step that
 // opens a dialog, only handle_dialog can follow.
-func (e *Engine) Batch(ctx context.Context, tab int, steps []json.RawMessage) (*Result, error) {
+func (e *Engine) Batch(ctx context.Context, tab int, steps []Step) (*Result, error) {
 	if len(steps) == 0 || len(steps) > MaxSteps {
 		return nil, invalid("steps must hold 1 to %d steps, got %d", MaxSteps, len(steps))
 	}
@@ -158,19 +197,12 @@ func (e *Engine) Batch(ctx context.Context, tab int, steps []json.RawMessage) (*
 		ctx = context.WithValue(ctx, heldKey{}, tab)
 	}
 	res := &Result{Action: "batch", TabID: tab}
-	for i, raw := range steps {
-		var head struct {
-			What   string `json:"what"`
-			Action string `json:"action"`
-		}
-		if err := json.Unmarshal(raw, &head); err != nil {
-			return nil, invalid("step %d: %v", i+1, err)
-		}
-		what := cmpOr(head.What, head.Action)
+	for i := range steps {
+		what := steps[i].What
 		if what == "batch" || !slices.Contains(Modes, what) {
 			return nil, invalid("step %d: %q is not an interact action mode", i+1, what)
 		}
-		r, err := e.Do(ctx, tab, what, raw)
+		r, err := e.dispatch(ctx, tab, what, steps[i].Args)
 		step := StepResult{What: what, OK: err == nil}
 		if err != nil {
 			var te *tools.Error

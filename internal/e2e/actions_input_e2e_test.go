@@ -137,12 +137,11 @@ func TestE2EActionScriptsAndReads(t *testing.T) {
 	})
 
 	t.Run("batch runs steps in order and stops at the first failure", func(t *testing.T) {
-		steps := []json.RawMessage{
-			json.RawMessage(`{"what":"type","selector":"#name","text":"Batch","clear":true}`),
-			json.RawMessage(`{"what":"check","selector":"#terms","checked":true}`),
-			json.RawMessage(`{"what":"select","selector":"#plan","value":"Free"}`),
-			json.RawMessage(`{"what":"get_value","selector":"#plan"}`),
-		}
+		var steps []actions.Step
+		require.NoError(t, json.Unmarshal([]byte(`[{"what":"type","selector":"#name","text":"Batch","clear":true},
+			{"what":"check","selector":"#terms","checked":true},
+			{"what":"select","selector":"#plan","value":"Free"},
+			{"action":"get_value","selector":"#plan"}]`), &steps))
 		r, err := f.eng.Batch(ctx, tab, steps)
 		require.NoError(t, err)
 		t.Log(r.Text())

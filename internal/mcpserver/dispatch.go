@@ -144,16 +144,31 @@ func stillProcessing(cmd *session.Command, waitedMS int) *mcp.CallToolResult {
 	})
 }
 
-// okResult carries v as structuredContent and as compact JSON text.
-func okResult(v any) *mcp.CallToolResult {
+// Result is a tool result: text for the model (compact and readable) and
+// v (a JSON object) as structuredContent. An empty text carries v's compact
+// JSON. Every handler that answers with text of its own uses it.
+func Result(text string, v any) (*mcp.CallToolResult, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
-		return errorResult(tools.Errorf(tools.CodeInternal, "encoding the result failed: %v", err))
+		return nil, fmt.Errorf("encoding the result: %w", err)
+	}
+	if text == "" {
+		text = string(raw)
 	}
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(raw)}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
 		StructuredContent: json.RawMessage(raw),
+	}, nil
+}
+
+// okResult is Result with v's JSON as the text, or the internal error an
+// unencodable answer is.
+func okResult(v any) *mcp.CallToolResult {
+	res, err := Result("", v)
+	if err != nil {
+		return errorResult(tools.Errorf(tools.CodeInternal, "%v", err))
 	}
+	return res
 }
 
 // errorResult is a structured tool error: isError, the error object as

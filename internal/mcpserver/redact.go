@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -78,6 +79,13 @@ func (s *Server) blocked(err error) *mcp.CallToolResult {
 	msg := "the result was blocked because the redaction gateway could not check it (" + errText(err) + "); " +
 		"fix the redaction policy (configure {what:\"redaction\"} shows it, gasoline-host doctor checks it) or ask for less (limit, summary, a narrower selector)"
 	return errorResult(&tools.Error{Code: CodeRedactionFailed, Message: msg})
+}
+
+// Blocked is the tool error for an output (a file, an approval prompt, an
+// export) the redaction gateway refused: nothing was written or shown.
+func Blocked(what string, err error) *tools.Error {
+	return &tools.Error{Code: CodeRedactionFailed,
+		Message: fmt.Sprintf("%s was blocked because the redaction gateway could not check it (%v); fix the redaction policy (configure {what:\"redaction\", op:\"get\"} shows the error)", what, err)}
 }
 
 func errText(err error) string {

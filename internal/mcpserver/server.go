@@ -7,6 +7,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -80,6 +81,26 @@ type Call struct {
 	*tools.Call
 	Session *session.Session
 	srv     *Server
+
+	// decoded is the arguments decoded by Decoded, shared by the gate and
+	// the handler (a call runs on one goroutine at a time).
+	decoded    any
+	decodedErr error
+}
+
+// Decoded returns the call's arguments decoded into a T — once per call:
+// the approval gate and the handler of the same call share the result.
+func Decoded[T any](c *Call) (*T, error) {
+	if v, ok := c.decoded.(*T); ok {
+		return v, c.decodedErr
+	}
+	v := new(T)
+	var err error
+	if len(c.Raw) > 0 {
+		err = json.Unmarshal(c.Raw, v)
+	}
+	c.decoded, c.decodedErr = v, err
+	return v, err
 }
 
 // Handler implements one mode. It returns a JSON object (a struct or map)

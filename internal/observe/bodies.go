@@ -102,7 +102,7 @@ func (o *Observer) networkBodies(ctx context.Context, c *mcpserver.Call) (any, e
 			t.WriteString("\n  (cut at 64 KiB)")
 		}
 	}
-	return Result(t.String(), r)
+	return mcpserver.Result(t.String(), r)
 }
 
 // findRequests returns the captured requests of tab with that id (the last

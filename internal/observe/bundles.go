@@ -85,7 +85,7 @@ func (o *Observer) errorBundles(ctx context.Context, c *mcpserver.Call) (any, er
 		}
 	}
 	more(&b, r.Truncated, r.NextCursor)
-	return Result(b.String(), r)
+	return mcpserver.Result(b.String(), r)
 }
 
 // bundle gathers the context of one error group.

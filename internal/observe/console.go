@@ -56,7 +56,7 @@ func (o *Observer) errors(ctx context.Context, c *mcpserver.Call) (any, error) {
 			fmt.Fprintf(&b, "\n- %s ×%d", g.Message, g.Count)
 		}
 		fmt.Fprintf(&b, "\nnext_cursor %s", r.NextCursor)
-		return Result(b.String(), r)
+		return mcpserver.Result(b.String(), r)
 	}
 	r.Errors = groups
 	for _, g := range groups {
@@ -64,7 +64,7 @@ func (o *Observer) errors(ctx context.Context, c *mcpserver.Call) (any, error) {
 			g.FirstSeen.Format(clock), g.LastSeen.Format(clock))
 	}
 	more(&b, r.Truncated, r.NextCursor)
-	return Result(b.String(), r)
+	return mcpserver.Result(b.String(), r)
 }
 
 // LogsResult is observe logs' answer.
@@ -116,7 +116,7 @@ func (o *Observer) logs(ctx context.Context, c *mcpserver.Call) (any, error) {
 			}
 		}
 		fmt.Fprintf(&b, "; next_cursor %s", r.NextCursor)
-		return Result(b.String(), r)
+		return mcpserver.Result(b.String(), r)
 	}
 	r.Entries = p.Entries
 	fmt.Fprintf(&b, "tab %d: %d console messages", tab, len(p.Entries))
@@ -127,7 +127,7 @@ func (o *Observer) logs(ctx context.Context, c *mcpserver.Call) (any, error) {
 		fmt.Fprintf(&b, "\n%s %-7s %s%s", e.Time.Format(clock), e.Level, e.Text, at(e.URL, e.Line, e.Column))
 	}
 	more(&b, r.Truncated, r.NextCursor)
-	return Result(b.String(), r)
+	return mcpserver.Result(b.String(), r)
 }
 
 // collect pages through a buffer with an extra filter until limit entries

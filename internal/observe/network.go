@@ -118,7 +118,7 @@ func (o *Observer) networkWaterfall(ctx context.Context, c *mcpserver.Call) (any
 		return nil, err
 	}
 	text, r := waterfall(o.cfg.Store, tab, q, pg, c.Str("scope") != scopeAll)
-	return Result(text, r)
+	return mcpserver.Result(text, r)
 }
 
 // waterfall answers network_waterfall for tab: the requests that pass q

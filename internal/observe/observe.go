@@ -13,13 +13,11 @@ package observe
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"strconv"
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
@@ -118,19 +116,6 @@ func pagingOf(c *mcpserver.Call) (paging, error) {
 		p.after = n
 	}
 	return p, nil
-}
-
-// Result is a tool result: compact text for the model, and v (a JSON
-// object) as structuredContent.
-func Result(text string, v any) (*mcp.CallToolResult, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: json.RawMessage(raw),
-	}, nil
 }
 
 // cursor formats a next cursor.

@@ -92,7 +92,7 @@ func (o *Observer) page(ctx context.Context, c *mcpserver.Call) (any, error) {
 	if r.Note != "" {
 		b.WriteString("\n" + r.Note)
 	}
-	return Result(b.String(), r)
+	return mcpserver.Result(b.String(), r)
 }
 
 // readPage fills r from the page: frames, then the document's state.
@@ -244,7 +244,7 @@ func (o *Observer) tabs(ctx context.Context, c *mcpserver.Call) (any, error) {
 	if len(mine) == 0 {
 		b.WriteString("\nthis session has no tab: interact new_tab opens one")
 	}
-	return Result(b.String(), r)
+	return mcpserver.Result(b.String(), r)
 }
 
 // dialogGuard returns a context that ends when a JavaScript dialog opens in

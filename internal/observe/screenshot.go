@@ -155,9 +155,9 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 		if r.Path, err = o.saveFile(tab, format, data); err != nil {
 			return nil, err
 		}
-		return Result(text+", saved to "+r.Path, r)
+		return mcpserver.Result(text+", saved to "+r.Path, r)
 	}
-	res, err := Result(text, r)
+	res, err := mcpserver.Result(text, r)
 	if err != nil {
 		return nil, err
 	}

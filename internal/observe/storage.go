@@ -121,7 +121,7 @@ func (o *Observer) storage(ctx context.Context, c *mcpserver.Call) (any, error) 
 	for _, ck := range r.Cookies {
 		fmt.Fprintf(&b, "\n  %s domain=%s path=%s httpOnly=%v secure=%v sameSite=%s session=%v", ck.Name, ck.Domain, ck.Path, ck.HTTPOnly, ck.Secure, ck.SameSite, ck.Session)
 	}
-	return Result(b.String(), r)
+	return mcpserver.Result(b.String(), r)
 }
 
 func area(a rawArea) StorageArea {

@@ -70,7 +70,7 @@ func (o *Observer) websocketEvents(ctx context.Context, c *mcpserver.Call) (any,
 			fmt.Fprintf(&b, "\n%s: %d sent, %d received, %d errors, closed %v", u, sc.Sent, sc.Received, sc.Errors, sc.Closed)
 		}
 		fmt.Fprintf(&b, "\nnext_cursor %s", r.NextCursor)
-		return Result(b.String(), r)
+		return mcpserver.Result(b.String(), r)
 	}
 	r.Events = p.Entries
 	fmt.Fprintf(&b, "tab %d: %d websocket events", tab, len(p.Entries))
@@ -79,7 +79,7 @@ func (o *Observer) websocketEvents(ctx context.Context, c *mcpserver.Call) (any,
 		b.WriteString(socketLine(e))
 	}
 	more(&b, r.Truncated, r.NextCursor)
-	return Result(b.String(), r)
+	return mcpserver.Result(b.String(), r)
 }
 
 func socketLine(e capture.WebSocketEvent) string {
@@ -134,7 +134,7 @@ func (o *Observer) timeline(ctx context.Context, c *mcpserver.Call) (any, error)
 			fmt.Fprintf(&b, ", %d %s", n, k)
 		}
 		more(&b, r.Truncated, r.NextCursor)
-		return Result(b.String(), r)
+		return mcpserver.Result(b.String(), r)
 	}
 	r.Entries = p.Entries
 	for _, e := range p.Entries {
@@ -142,7 +142,7 @@ func (o *Observer) timeline(ctx context.Context, c *mcpserver.Call) (any, error)
 		b.WriteString(timelineLine(e))
 	}
 	more(&b, r.Truncated, r.NextCursor)
-	return Result(b.String(), r)
+	return mcpserver.Result(b.String(), r)
 }
 
 // timelineLine renders any entry on one line.

@@ -78,7 +78,7 @@ func (o *Observer) vitals(ctx context.Context, c *mcpserver.Call) (any, error) {
 	if r.LCP == nil && r.Visibility == "hidden" {
 		b.WriteString("\nthe tab is hidden: Chrome does not paint background tabs, so FCP/LCP appear once it is shown")
 	}
-	return Result(b.String(), r)
+	return mcpserver.Result(b.String(), r)
 }
 
 func round(v *float64) *float64 {

@@ -176,3 +176,26 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 	}
 	return raw
 }
+
+func TestReadOpsNameGatedModesAndTheirEnum(t *testing.T) {
+	for key, op := range readOps {
+		tool, what, _ := strings.Cut(key, ".")
+		m, ok := Lookup(tool, what)
+		if !ok || !m.Class.Gated() {
+			t.Errorf("%s: not a gated mode of the table", key)
+			continue
+		}
+		c, e := Parse(tool, []byte(`{"what":"`+what+`","op":"`+op+`"}`))
+		if e != nil {
+			t.Errorf("%s op %s: %v", key, op, e)
+			continue
+		}
+		if !c.ReadsOnly() {
+			t.Errorf("%s op %s: not read-only", key, op)
+		}
+	}
+	c, _ := Parse("configure", []byte(`{"what":"policy","op":"set","rules":{"rules":[]}}`))
+	if c.ReadsOnly() {
+		t.Error("configure policy set reads only")
+	}
+}

@@ -15,7 +15,10 @@ type Call struct {
 	Mode *Mode
 	// Args holds the arguments other than what/action, as decoded JSON
 	// (numbers are json.Number).
-	Args       map[string]any
+	Args map[string]any
+	// Raw is the arguments as the client sent them, for a handler that
+	// decodes them into its own typed struct (once: mcpserver.Decoded).
+	Raw        json.RawMessage
 	TimeoutMS  int
 	Background bool
 }
@@ -70,7 +73,7 @@ func Parse(tool string, raw json.RawMessage) (*Call, *Error) {
 	if e := checkArgs(m, args); e != nil {
 		return nil, e
 	}
-	c := &Call{Tool: t, Mode: m, Args: args, Background: false, TimeoutMS: DefaultTimeoutMS}
+	c := &Call{Tool: t, Mode: m, Args: args, Raw: raw, Background: false, TimeoutMS: DefaultTimeoutMS}
 	c.TimeoutMS = c.Int("timeout_ms", DefaultTimeoutMS)
 	c.Background = c.Bool("background")
 	return c, nil

@@ -1,4 +1,4 @@
-package bridge
+package gate
 
 import (
 	"crypto/sha256"
@@ -12,22 +12,16 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
-// What an approval request says to the user, and what it binds: each step
-// of the call in words, the call's class (for a batch, the highest of its
-// steps), and a fingerprint of its arguments that the approval is then
-// valid for (approval.Request.Call).
+// What an approval request binds: the call's class (for a batch, the
+// highest of its steps), its steps, and a fingerprint of its arguments
+// that the approval is then valid for (approval.Request.Call).
 
-// plan is what the gate needs to know about a call before asking.
+// plan is what the gate knows about a call before asking.
 type plan struct {
 	class tools.Class
-	steps []stepPlan // a batch's steps; nil otherwise
-	call  string     // the arguments' fingerprint
-}
-
-// stepPlan is one batch step: its mode and decoded arguments.
-type stepPlan struct {
-	what string
-	args actions.Args
+	args  *actions.Args  // an interact call's arguments, decoded once
+	steps []actions.Step // a batch's steps; nil otherwise
+	call  string         // the arguments' fingerprint
 }
 
 // planOf classifies c and fingerprints its arguments. A batch's class is
@@ -36,34 +30,39 @@ type stepPlan struct {
 // its script or paths shown.
 func planOf(c *mcpserver.Call) (plan, *tools.Error) {
 	p := plan{class: c.Mode.Class, call: fingerprint(c)}
-	if c.Mode.Key() != "interact.batch" {
+	if c.Mode.Tool != "interact" {
 		return p, nil
 	}
-	raw, _ := c.Args["steps"].([]any)
-	p.class = tools.ReadOnly
-	for i, st := range raw {
-		var s stepPlan
-		m, _ := st.(map[string]any)
-		if s.what, _ = m["what"].(string); s.what == "" {
-			s.what, _ = m["action"].(string)
-		}
-		cl, err := tools.Classify("interact", s.what)
-		if err != nil || s.what == "batch" {
-			return p, tools.Errorf(tools.CodeInvalidArgument, "step %d: %q is not an interact action mode", i+1, s.what)
+	args, err := mcpserver.Decoded[actions.Args](c)
+	if err != nil {
+		return p, tools.Errorf(tools.CodeInvalidArgument, "arguments of interact %s: %v", c.Mode.Name, err)
+	}
+	p.args = args
+	if c.Mode.Name != "batch" {
+		return p, nil
+	}
+	p.class, p.steps = tools.ReadOnly, args.Steps
+	for i, st := range args.Steps {
+		cl, err := tools.Classify("interact", st.What)
+		if err != nil || st.What == "batch" {
+			return p, tools.Errorf(tools.CodeInvalidArgument, "step %d: %q is not an interact action mode", i+1, st.What)
 		}
 		if cl == tools.Sensitive {
 			return p, tools.Errorf(tools.CodeInvalidArgument, "step %d (%s) is sensitive and cannot run inside a batch; call interact %s on its own (the user then sees its %s and approves it alone)",
-				i+1, s.what, s.what, map[string]string{"execute_js": "script", "upload": "files"}[s.what])
-		}
-		if raw, err := json.Marshal(m); err == nil {
-			json.Unmarshal(raw, &s.args)
+				i+1, st.What, st.What, map[string]string{"execute_js": "script", "upload": "files"}[st.What])
 		}
 		if cl == tools.Mutating {
 			p.class = tools.Mutating
 		}
-		p.steps = append(p.steps, s)
 	}
 	return p, nil
+}
+
+// CheckBatch refuses a batch the gate would refuse (the policy may have
+// let the call past the gate without asking).
+func CheckBatch(c *mcpserver.Call) *tools.Error {
+	_, e := planOf(c)
+	return e
 }
 
 // fingerprint hashes the call's mode and arguments, without the ones that
@@ -89,10 +88,10 @@ func fingerprint(c *mcpserver.Call) string {
 // whole afterwards).
 const maxQuoted = 80
 
-// phrase says in words what one action does: `type "hello" into textbox
+// Phrase says in words what one action does: `type "hello" into textbox
 // "Name"`, `click button "Press me"`. desc names the element (from the
 // snapshot), or "" when it could not be named; toDesc likewise for drag.
-func phrase(what string, a actions.Args, desc, toDesc string) string {
+func Phrase(what string, a *actions.Args, desc, toDesc string) string {
 	if desc == "" {
 		desc = targetText(a.Ref, a.Selector, a.X, a.Y)
 	}
@@ -143,7 +142,7 @@ func phrase(what string, a actions.Args, desc, toDesc string) string {
 	return strings.TrimSpace(what + on)
 }
 
-func fillPhrase(a actions.Args) string {
+func fillPhrase(a *actions.Args) string {
 	parts := make([]string, 0, len(a.Fields))
 	for _, f := range a.Fields {
 		parts = append(parts, fmt.Sprintf("%s into %s", quoted(fmt.Sprint(f.Value)), targetText(f.Ref, f.Selector, f.X, f.Y)))

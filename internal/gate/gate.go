@@ -1,0 +1,221 @@
+// Package gate is the approval gate of tool calls (SAFETY.md, "Approval
+// engine"): the dispatcher's hook for every mutating or sensitive call.
+// Before anything is asked it refuses what could not run (a tab the
+// session cannot use, a sensitive step inside a batch); then it says in
+// words what the call would do (each step of a batch), binds the request
+// to a fingerprint of the call's arguments, and asks the approval engine,
+// which waits for the user within the call's budget.
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/actions"
+	"github.com/gasoline-mcp/gasoline/internal/approval"
+	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/policy"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
+)
+
+// Tabs is what the gate asks about a session's tabs (*tabs.Manager).
+type Tabs interface {
+	// Check is the error a call of the session on tab (0: its current
+	// tab) would get, or nil when the session can use the tab.
+	Check(session string, tab int) *tools.Error
+	// Resolve returns the tab a call addresses (0: the current one).
+	Resolve(session string, tab int) (int, bool)
+	// URL is the tab's page.
+	URL(tab int) string
+}
+
+// Config configures a Gate. Every field but Notice is required.
+type Config struct {
+	Approvals *approval.Engine
+	Tabs      Tabs
+	// Describe names the element a target points at (button "Pay now"),
+	// or "" when it cannot before ctx ends.
+	Describe func(ctx context.Context, tab int, t actions.Target) string
+	// Redact is the server stage of the redaction gateway: prompts are
+	// outputs like any other.
+	Redact func(sessionID, text string) (string, error)
+	// Notice, when set, returns a warning the user must read beside the
+	// session's next requests (e.g. the page it read held instructions).
+	Notice func(sessionID string) string
+}
+
+// Gate decides gated calls.
+type Gate struct{ cfg Config }
+
+// New returns a Gate.
+func New(cfg Config) (*Gate, error) {
+	if cfg.Approvals == nil || cfg.Tabs == nil || cfg.Describe == nil || cfg.Redact == nil {
+		return nil, errors.New("gate: Config.Approvals, Tabs, Describe and Redact are required")
+	}
+	return &Gate{cfg: cfg}, nil
+}
+
+// describeWait bounds naming a call's elements for the prompt: they are
+// named in the tab's action queue, and a prompt without a name is better
+// than a late one.
+const describeWait = time.Second
+
+// Check is mcpserver.Options.Gate. It waits for the user up to the call's
+// budget; past it the agent gets the structured approval_required request
+// and retries with approval_id.
+func (g *Gate) Check(ctx context.Context, c *mcpserver.Call) *tools.Error {
+	if c.ReadsOnly() {
+		return nil
+	}
+	p, e := planOf(c)
+	if e != nil {
+		return e // e.g. a sensitive step inside a batch: refused before asking
+	}
+	if p.class == tools.ReadOnly {
+		return nil // a batch of read-only steps
+	}
+	w, e := g.where(c)
+	if e != nil {
+		return e // a tab the session cannot use: nothing to approve
+	}
+	req, e := g.request(c, p, w)
+	if e != nil {
+		return e
+	}
+	_, err := g.cfg.Approvals.Require(ctx, req, time.Duration(c.TimeoutMS)*time.Millisecond)
+	if err == nil {
+		return nil
+	}
+	return refusal(c, err)
+}
+
+// where is the scope of a call, computed once: the tab it acts on and the
+// page's origin (the destination's, for navigation).
+type where struct {
+	scope approval.Scope
+	label string // " on tab 7 (https://shop.example)", or ""
+}
+
+// where refuses, before anything is asked, an interact call on a tab the
+// session cannot use (another session's, the user's, a closed one, or
+// none yet); navigate without tab_id in a session with no tab, and
+// new_tab, open a tab and pass.
+func (g *Gate) where(c *mcpserver.Call) (where, *tools.Error) {
+	var w where
+	sid, tab := c.Session.ID(), c.Int("tab_id", 0)
+	if c.Mode.Tool == "interact" && c.Mode.Name != "new_tab" {
+		_, hasTab := g.cfg.Tabs.Resolve(sid, 0)
+		if !(c.Mode.Name == "navigate" && tab == 0 && !hasTab) {
+			if e := g.cfg.Tabs.Check(sid, tab); e != nil {
+				return w, e
+			}
+		}
+	}
+	if t, ok := g.cfg.Tabs.Resolve(sid, tab); ok && c.Mode.Name != "new_tab" {
+		w.scope.TabID = t
+	}
+	if u := c.Str("url"); u != "" {
+		w.scope.Origin = OriginOf(u)
+		w.label = " to " + w.scope.Origin
+		return w, nil
+	}
+	if w.scope.TabID != 0 {
+		w.scope.Origin = OriginOf(g.cfg.Tabs.URL(w.scope.TabID))
+		w.label = fmt.Sprintf(" on tab %d (%s)", w.scope.TabID, w.scope.Origin)
+	}
+	return w, nil
+}
+
+// request builds the approval request: what in words, redacted.
+func (g *Gate) request(c *mcpserver.Call, p plan, w where) (approval.Request, *tools.Error) {
+	sid := c.Session.ID()
+	target, steps := g.words(c, p, w)
+	var err error
+	if target, err = g.cfg.Redact(sid, target); err != nil {
+		return approval.Request{}, mcpserver.Blocked("the approval request", err)
+	}
+	for i := range steps {
+		if steps[i], err = g.cfg.Redact(sid, steps[i]); err != nil {
+			return approval.Request{}, mcpserver.Blocked("the approval request", err)
+		}
+	}
+	req := approval.Request{
+		SessionID: sid, Action: c.Mode.Key(), Class: policy.Class(p.class), Scope: w.scope,
+		Target: target, Steps: steps, Reason: "the agent called " + c.Mode.Key(),
+		ApprovalID: c.Str("approval_id"), Call: p.call,
+	}
+	if g.cfg.Notice != nil {
+		if req.Notice, err = g.cfg.Redact(sid, g.cfg.Notice(sid)); err != nil {
+			return approval.Request{}, mcpserver.Blocked("the approval request", err)
+		}
+	}
+	return req, nil
+}
+
+// words says what the call does (`click button "Pay now" on tab 7 (…)`)
+// and, for a batch, each step.
+func (g *Gate) words(c *mcpserver.Call, p plan, w where) (string, []string) {
+	if c.Mode.Tool != "interact" || w.scope.TabID == 0 || c.Str("url") != "" {
+		return c.Mode.Key() + w.label, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), describeWait)
+	defer cancel()
+	if p.steps != nil {
+		lines := make([]string, len(p.steps))
+		for i, st := range p.steps {
+			lines[i] = g.phrase(ctx, w.scope.TabID, st.What, &st.Args)
+		}
+		return fmt.Sprintf("a batch of %d steps%s", len(lines), w.label), lines
+	}
+	return g.phrase(ctx, w.scope.TabID, c.Mode.Name, p.args) + w.label, nil
+}
+
+// phrase says what one action does, naming its elements.
+func (g *Gate) phrase(ctx context.Context, tab int, what string, a *actions.Args) string {
+	desc := g.cfg.Describe(ctx, tab, actions.Target{Ref: a.Ref, Selector: a.Selector, Frame: a.Frame})
+	to := ""
+	if what == "drag" {
+		to = g.cfg.Describe(ctx, tab, actions.Target{Ref: a.ToRef, Selector: a.ToSelector, Frame: a.Frame})
+	}
+	return Phrase(what, a, desc, to)
+}
+
+// refusal turns the engine's no (or "not yet") into the agent's error.
+func refusal(c *mcpserver.Call, err error) *tools.Error {
+	var re *approval.RequiredError
+	if errors.As(err, &re) {
+		r := re.Result()
+		args := map[string]any{"what": c.Mode.Name, "approval_id": r.RequestID}
+		for k, v := range c.Args {
+			if k != "approval_id" {
+				args[k] = v
+			}
+		}
+		return &tools.Error{
+			Code: approval.CodeRequired,
+			Message: fmt.Sprintf("%s on %s needs the user's approval (request %s): ask the user to approve it in the Gasoline panel or with `gasoline-host approve %s`, then retry with approval_id and the same arguments",
+				c.Mode.Key(), r.Scope, r.RequestID, r.RequestID),
+			Retryable:  true,
+			NextAction: &tools.Next{Tool: c.Mode.Tool, Arguments: args},
+			Details:    r,
+		}
+	}
+	code := approval.Code(err)
+	if code == "" {
+		code = tools.CodeInternal
+	}
+	return &tools.Error{Code: code, Message: err.Error(), Retryable: code == approval.CodePending || code == approval.CodeBusy}
+}
+
+// OriginOf is a URL's origin, lowercased ("" when it has none: about:blank, data:).
+func OriginOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
+}
