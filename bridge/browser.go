@@ -6,6 +6,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/interact"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
@@ -20,7 +21,7 @@ type browser struct {
 	tabs  *tabs.Manager
 	feed  *observe.Feed
 	obs   *observe.Observer
-	act   *interactor // snapshot refs and the actions engine (interact.go)
+	act   *interact.Interact // snapshot refs, the actions engine, the tab modes
 }
 
 // serverRedactor is where server-stage redaction (SAFETY.md, stage 2) sits
@@ -44,15 +45,16 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 		Released: func(tab int, reason string) {
 			b.store.Forget(tab)
 			b.feed.Forget(tab)
-			b.act.forget(tab)
+			b.act.Forget(tab)
 			s.router.Forget(tab) // waiters on its events stop; they ask the registry why
 		},
 		Logger: s.log,
 	})
 	b.feed = observe.NewFeed(ctx, observe.FeedConfig{Store: store, Owned: b.tabs.Registry().Owned, CDP: session, Logger: s.log})
-	b.act = newInteractor(s, b)
+	b.act = interact.New(interact.Config{Tabs: b.tabs, CDP: session, Link: &s.links, Capture: store, Dir: s.cfg.Dir,
+		Egress: s.Egress(), Logger: s.log})
 	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Link: &s.links, Dir: s.cfg.Dir,
-		ResolveRef: b.act.resolveRef, Logger: s.log})
+		ResolveRef: b.act.ResolveRef, Logger: s.log})
 	return b, nil
 }
 
@@ -60,11 +62,7 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 // the actions engine's interact modes work.
 func (b *browser) register(m *mcpserver.Server) {
 	b.obs.Register(m)
-	b.act.register(m)
-	m.Handle("interact", "new_tab", b.newTab)
-	m.Handle("interact", "navigate", b.navigate)
-	m.Handle("interact", "switch_tab", b.switchTab)
-	m.Handle("interact", "close_tab", b.closeTab)
+	b.act.Register(m)
 }
 
 func (b *browser) wait() {
@@ -76,7 +74,7 @@ func (b *browser) wait() {
 // link's read goroutine, before the CDP router forgets a tab, and never
 // blocks.
 func (b *browser) event(method string, tab int, session, cdpMethod string, params json.RawMessage, raw json.RawMessage) {
-	b.act.event(method, tab, session, cdpMethod, params)
+	b.act.Event(method, tab, session, cdpMethod, params)
 	switch method {
 	case "cdp.event":
 		b.feed.Event(tab, session, cdpMethod, params)

@@ -20,7 +20,7 @@ type mcpStatus interface {
 // cannot run without. The MCP layer's goroutines stop with ctx.
 func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 	started := time.Now()
-	g, err := gate.New(gate.Config{Approvals: s.safe.approvals, Tabs: s.browser.tabs, Describe: s.browser.act.describe, Redact: s.redactText})
+	g, err := gate.New(gate.Config{Approvals: s.safe.approvals, Tabs: s.browser.tabs, Describe: s.browser.act.Describe, Redact: s.redactText})
 	if err != nil {
 		return nil, err
 	}

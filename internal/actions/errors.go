@@ -83,8 +83,8 @@ func toolErr(err error) error {
 		return &tools.Error{Code: tools.CodeTimeout, Retryable: true,
 			Message: "the browser did not answer in time; retry, or raise timeout_ms"}
 	}
-	if strings.HasPrefix(err.Error(), "snapshot: ") {
-		return &tools.Error{Code: tools.CodeInvalidArgument, Message: strings.TrimPrefix(err.Error(), "snapshot: ")}
+	if ae := (*snapshot.ArgError)(nil); errors.As(err, &ae) {
+		return &tools.Error{Code: tools.CodeInvalidArgument, Message: ae.Msg}
 	}
 	return err
 }

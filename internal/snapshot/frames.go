@@ -102,7 +102,7 @@ func (s *Snapshotter) frameWorld(ctx context.Context, tab int, t *tabRefs, w wor
 		return world{}, err
 	}
 	if node == nil || node.FrameID == "" {
-		return world{}, errors.New("snapshot: no iframe there")
+		return world{}, argErr("no iframe there")
 	}
 	fw := world{session: w.session, frame: node.FrameID}
 	if s.cfg.Child != nil {
@@ -122,12 +122,18 @@ func (s *Snapshotter) frameOption(ctx context.Context, tab int, t *tabRefs, nav 
 			return world{}, err
 		}
 		fw, err := s.frameWorld(ctx, tab, t, e.world, resolveJS, e.n)
+		if ae := (*ArgError)(nil); errors.As(err, &ae) {
+			return world{}, argErr(fmt.Sprintf("frame %s (%s): %s", spec, e.desc, ae.Msg))
+		}
 		if err != nil {
 			return world{}, fmt.Errorf("snapshot: frame %s (%s): %w", spec, e.desc, err)
 		}
 		return fw, nil
 	}
 	fw, err := s.frameWorld(ctx, tab, t, world{frame: t.main}, frameJS, spec)
+	if ae := (*ArgError)(nil); errors.As(err, &ae) {
+		return world{}, argErr(fmt.Sprintf("frame %q: %s", spec, ae.Msg))
+	}
 	if err != nil {
 		return world{}, fmt.Errorf("snapshot: frame %q: %w", spec, err)
 	}

@@ -98,7 +98,7 @@ func (t *tabRefs) commit(issued []*entry, gen, next int) {
 func (t *tabRefs) lookup(ref string, nav int) (*entry, error) {
 	n, ok := parseRef(ref)
 	if !ok {
-		return nil, fmt.Errorf("snapshot: %q is not a ref (refs look like e12)", ref)
+		return nil, argErr(fmt.Sprintf("%q is not a ref (refs look like e12)", ref))
 	}
 	e := t.refs[n]
 	switch {

@@ -151,7 +151,7 @@ func (s *Snapshotter) Generation(tab int) int {
 // issues its refs into the current generation and leaves the others valid.
 func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, error) {
 	if o.Depth < 0 || o.Limit < 0 {
-		return nil, errors.New("snapshot: depth and limit must not be negative")
+		return nil, argErr("depth and limit must not be negative")
 	}
 	t, nav := s.tab(tab)
 	t.mu.Lock()
@@ -191,7 +191,7 @@ func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, er
 		return nil, err
 	}
 	if s.nav(tab) != nav {
-		return nil, errors.New("snapshot: the tab navigated during the snapshot; take it again")
+		return nil, ErrNavigated
 	}
 	t.commit(run.issued, gen, run.next)
 	text, shown, total := format(nodes, o)

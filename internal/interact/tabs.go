@@ -1,4 +1,4 @@
-package bridge
+package interact
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 )
 
 // The interact modes that manage the session's tabs: new_tab, navigate,
-// switch_tab and close_tab. The actions engine's modes are in interact.go.
+// switch_tab and close_tab. The actions engine's modes are in actions.go.
 
 // TabResult is the answer of new_tab, navigate and switch_tab.
 type TabResult struct {
@@ -41,10 +41,10 @@ func (r TabResult) text(verb string) string {
 
 func clientName(c *mcpserver.Call) string { return c.Session.Info().Client.Name }
 
-func (b *browser) newTab(ctx context.Context, c *mcpserver.Call) (any, error) {
+func (x *Interact) newTab(ctx context.Context, c *mcpserver.Call) (any, error) {
 	ctx, cancel := observe.Budget(ctx, c)
 	defer cancel()
-	t, nav, err := b.tabs.Open(ctx, c.Session, clientName(c), c.Str("url"), c.Str("wait_until"))
+	t, nav, err := x.tabs.Open(ctx, c.Session, clientName(c), c.Str("url"), c.Str("wait_until"))
 	if err != nil {
 		return nil, err
 	}
@@ -52,15 +52,15 @@ func (b *browser) newTab(ctx context.Context, c *mcpserver.Call) (any, error) {
 	return mcpserver.Result(r.text("opened")+fmt.Sprintf(" in group %q", tabs.GroupTitle(clientName(c))), r)
 }
 
-func (b *browser) navigate(ctx context.Context, c *mcpserver.Call) (any, error) {
+func (x *Interact) navigate(ctx context.Context, c *mcpserver.Call) (any, error) {
 	ctx, cancel := observe.Budget(ctx, c)
 	defer cancel()
-	unlock, err := b.act.lockTab(ctx, c) // never in the middle of an action
+	unlock, err := x.lockTab(ctx, c) // never in the middle of an action
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	t, nav, err := b.tabs.Navigate(ctx, c.Session, clientName(c), c.Int("tab_id", 0), c.Str("url"), c.Str("wait_until"))
+	t, nav, err := x.tabs.Navigate(ctx, c.Session, clientName(c), c.Int("tab_id", 0), c.Str("url"), c.Str("wait_until"))
 	if err != nil {
 		return nil, err
 	}
@@ -68,15 +68,15 @@ func (b *browser) navigate(ctx context.Context, c *mcpserver.Call) (any, error) 
 	return mcpserver.Result(r.text("navigated"), r)
 }
 
-func (b *browser) switchTab(ctx context.Context, c *mcpserver.Call) (any, error) {
+func (x *Interact) switchTab(ctx context.Context, c *mcpserver.Call) (any, error) {
 	ctx, cancel := observe.Budget(ctx, c)
 	defer cancel()
-	id, err := b.tabs.Switch(c.Session.ID(), c.Int("tab_id", 0))
+	id, err := x.tabs.Switch(c.Session.ID(), c.Int("tab_id", 0))
 	if err != nil {
 		return nil, err
 	}
-	r := TabResult{TabID: id, GroupID: b.tabs.Registry().Group(c.Session.ID()), URL: b.tabs.URL(id)}
-	if raw, err := b.link.Call(ctx, "tabs.get", map[string]int{"tab_id": id}); err == nil {
+	r := TabResult{TabID: id, GroupID: x.tabs.Registry().Group(c.Session.ID()), URL: x.tabs.URL(id)}
+	if raw, err := x.link.Call(ctx, "tabs.get", map[string]int{"tab_id": id}); err == nil {
 		var res struct {
 			Tab tabs.Tab `json:"tab"`
 		}
@@ -93,15 +93,15 @@ type CloseResult struct {
 	Current int `json:"current_tab"` // 0: the session has no tab left
 }
 
-func (b *browser) closeTab(ctx context.Context, c *mcpserver.Call) (any, error) {
+func (x *Interact) closeTab(ctx context.Context, c *mcpserver.Call) (any, error) {
 	ctx, cancel := observe.Budget(ctx, c)
 	defer cancel()
-	id, err := b.tabs.Close(ctx, c.Session.ID(), c.Int("tab_id", 0))
+	id, err := x.tabs.Close(ctx, c.Session.ID(), c.Int("tab_id", 0))
 	if err != nil {
 		return nil, err
 	}
 	r := CloseResult{Closed: id}
-	if left := b.tabs.Registry().Tabs(c.Session.ID()); len(left) > 0 {
+	if left := x.tabs.Registry().Tabs(c.Session.ID()); len(left) > 0 {
 		r.Current = left[0]
 	}
 	text := fmt.Sprintf("closed tab %d", id)

@@ -1,0 +1,57 @@
+package interact
+
+import (
+	"context"
+
+	"github.com/gasoline-mcp/gasoline/internal/actions"
+	"github.com/gasoline-mcp/gasoline/internal/gate"
+	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/observe"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
+)
+
+// do runs one interact mode of the engine on the call's tab (tab_id, or
+// the session's current tab; a tab the session does not own is refused).
+func (x *Interact) do(ctx context.Context, c *mcpserver.Call) (any, error) {
+	ctx, cancel := observe.Budget(ctx, c)
+	defer cancel()
+	if c.Mode.Name == "batch" {
+		if e := gate.CheckBatch(c); e != nil {
+			return nil, e // the gate refuses it too, unless the policy let it past without asking
+		}
+	}
+	s, err := x.tabs.Session(ctx, c.Session.ID(), c.Int("tab_id", 0))
+	if err != nil {
+		return nil, err
+	}
+	args, err := mcpserver.Decoded[actions.Args](c) // the gate decoded it already
+	if err != nil {
+		return nil, tools.Errorf(tools.CodeInvalidArgument, "arguments of interact %s: %v", c.Mode.Name, err)
+	}
+	r, err := x.eng.Run(ctx, s.TabID(), c.Mode.Name, args)
+	if err != nil {
+		return nil, err
+	}
+	if c.Mode.Name == "handle_dialog" {
+		return mcpserver.Result(r.Text(), dialogAnswer(r))
+	}
+	return mcpserver.Result(r.Text(), r)
+}
+
+// DialogAnswer is handle_dialog's structured answer: the action's result
+// with the dialog's type and the decision at the top, as the tab
+// manager's handle_dialog answered before the engine took it over.
+type DialogAnswer struct {
+	*actions.Result
+	Type     string `json:"type,omitempty"`
+	Accepted bool   `json:"accepted"`
+}
+
+func dialogAnswer(r *actions.Result) DialogAnswer {
+	d := DialogAnswer{Result: r}
+	if v, ok := r.Value.(map[string]any); ok {
+		d.Type, _ = v["type"].(string)
+		d.Accepted, _ = v["accepted"].(bool)
+	}
+	return d
+}
