@@ -21,7 +21,9 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/agent/agenttest"
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/panel"
 	"github.com/gasoline-mcp/gasoline/internal/policy"
+	"github.com/gasoline-mcp/gasoline/internal/safety"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 	"github.com/gasoline-mcp/gasoline/internal/watch"
 )
@@ -52,8 +54,8 @@ func agentDaemon(t *testing.T, files map[string]string, mode os.FileMode) *Serve
 	return nil
 }
 
-// panel calls a panel method as the extension would.
-func panel(t *testing.T, s *Server, method string, params any) (map[string]any, string) {
+// panelCall calls a panel method as the extension would.
+func panelCall(t *testing.T, s *Server, method string, params any) (map[string]any, string) {
 	t.Helper()
 	raw, _ := json.Marshal(params)
 	v, perr := s.servePanel(nil, method, raw)
@@ -71,14 +73,14 @@ func panel(t *testing.T, s *Server, method string, params any) (map[string]any, 
 func turnEvents(t *testing.T, s *Server, conv string) []agent.Event {
 	t.Helper()
 	done := make(chan struct{})
-	go func() { s.agent().chat.Wait(); close(done) }() // no other turn starts meanwhile
+	go func() { s.agentSide.panel.Chat().Wait(); close(done) }() // no other turn starts meanwhile
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
-		evs, _ := s.agent().chat.History(conv, 0)
+		evs, _ := s.agentSide.panel.Chat().History(conv, 0)
 		t.Fatalf("the turn did not finish; events: %+v", evs)
 	}
-	evs, lost := s.agent().chat.History(conv, 0)
+	evs, lost := s.agentSide.panel.Chat().History(conv, 0)
 	require.False(t, lost)
 	require.NotEmpty(t, evs)
 	require.Equal(t, agent.KindDone, evs[len(evs)-1].Kind, "%+v", evs)
@@ -118,7 +120,7 @@ func TestPanelChatThroughDispatcher(t *testing.T) {
 	cfg := `{"default":"fake","providers":[{"name":"fake","type":"openai","base_url":"` + fake.URL + `/v1","model":"m","api_key":"sk-test-provider-key"}]}`
 	s := agentDaemon(t, map[string]string{agent.ConfigFile: cfg}, 0o600)
 
-	prov, code := panel(t, s, "panel.providers", nil)
+	prov, code := panelCall(t, s, "panel.providers", nil)
 	require.Empty(t, code)
 	assert.Equal(t, "fake", prov["default"])
 	assert.Len(t, prov["providers"], 2, "fake and local")
@@ -130,7 +132,7 @@ func TestPanelChatThroughDispatcher(t *testing.T) {
 			planted = append(planted, c.Value)
 		}
 	}
-	res, code := panel(t, s, "panel.chat", map[string]any{"message": "is the daemon ok? " + strings.Join(planted, " ")})
+	res, code := panelCall(t, s, "panel.chat", map[string]any{"message": "is the daemon ok? " + strings.Join(planted, " ")})
 	require.Empty(t, code)
 	conv := res["conversation_id"].(string)
 	assert.Equal(t, "t1", res["turn_id"])
@@ -153,22 +155,22 @@ func TestPanelChatThroughDispatcher(t *testing.T) {
 	raw, _ := json.Marshal(evs)
 	agenttest.AssertNoSecret(t, clean, [][]byte{raw})
 
-	audit, err := os.ReadFile(auditPath(s.cfg.Dir))
+	audit, err := os.ReadFile(safety.AuditPath(s.cfg.Dir))
 	require.NoError(t, err)
-	assert.Contains(t, string(audit), PanelSessionID, "the panel's tool call is audited under its session")
+	assert.Contains(t, string(audit), panel.SessionID, "the panel's tool call is audited under its session")
 	assert.Contains(t, string(audit), "configure.health")
 
-	hist, _ := panel(t, s, "panel.history", map[string]any{"conversation_id": conv, "after_seq": 3})
+	hist, _ := panelCall(t, s, "panel.history", map[string]any{"conversation_id": conv, "after_seq": 3})
 	assert.Equal(t, false, hist["lost"])
 	assert.Len(t, hist["events"], 2)
-	hist, _ = panel(t, s, "panel.history", map[string]any{"conversation_id": "conv_gone", "after_seq": 0})
+	hist, _ = panelCall(t, s, "panel.history", map[string]any{"conversation_id": "conv_gone", "after_seq": 0})
 	assert.Equal(t, true, hist["lost"])
-	_, code = panel(t, s, "panel.chat", map[string]any{"conversation_id": "conv_gone", "message": "hi"})
-	assert.Equal(t, CodeConversationLost, code)
-	_, code = panel(t, s, "panel.chat", map[string]any{"message": "hi", "provider": "nope"})
-	assert.Equal(t, CodeUnknownProvider, code)
+	_, code = panelCall(t, s, "panel.chat", map[string]any{"conversation_id": "conv_gone", "message": "hi"})
+	assert.Equal(t, panel.CodeConversationLost, code)
+	_, code = panelCall(t, s, "panel.chat", map[string]any{"message": "hi", "provider": "nope"})
+	assert.Equal(t, panel.CodeUnknownProvider, code)
 
-	exp, code := panel(t, s, "panel.export", map[string]any{"conversation_id": conv})
+	exp, code := panelCall(t, s, "panel.export", map[string]any{"conversation_id": conv})
 	require.Empty(t, code)
 	raw, _ = json.Marshal(exp)
 	agenttest.AssertNoSecret(t, clean, [][]byte{raw})
@@ -181,7 +183,7 @@ func TestPanelChatThroughDispatcher(t *testing.T) {
 // summary says so — no crash, the conversation goes on.
 func TestPanelLocalProviderFailsSafely(t *testing.T) {
 	s := agentDaemon(t, nil, 0o600)
-	res, code := panel(t, s, "panel.chat", map[string]any{"message": "what is wrong?"})
+	res, code := panelCall(t, s, "panel.chat", map[string]any{"message": "what is wrong?"})
 	require.Empty(t, code)
 	evs := turnEvents(t, s, res["conversation_id"].(string))
 	assert.Equal(t, "user tool_call tool_result evidence tool_call tool_result evidence assistant done", kindsOf(evs))
@@ -194,7 +196,7 @@ func TestPanelLocalProviderFailsSafely(t *testing.T) {
 func TestAgentConfigTooOpen(t *testing.T) {
 	cfg := `{"providers":[{"name":"gpt","type":"openai","model":"m","api_key":"sk-DIcUjJzQhDTDyNCcWLmS7Y7vzr8bRV5syZcj2y65p7mFPj6D"}]}`
 	s := agentDaemon(t, map[string]string{agent.ConfigFile: cfg}, 0o644)
-	prov, code := panel(t, s, "panel.providers", nil)
+	prov, code := panelCall(t, s, "panel.providers", nil)
 	require.Empty(t, code)
 	assert.Len(t, prov["providers"], 1)
 	assert.Equal(t, "local", prov["default"])
@@ -209,12 +211,12 @@ func TestAgentConfigTooOpen(t *testing.T) {
 func TestWatchTriggerNeverMutates(t *testing.T) {
 	allowAll := `{"version":1,"rules":[{"effect":"allow","class":"*","action":"*","origin":"http://127.0.0.1:*"}]}`
 	s := agentDaemon(t, map[string]string{"policy.json": allowAll}, 0o600)
-	st := s.agent()
+	w, sess, m := s.agentSide.watch, s.agentSide.panel.Session(), s.mcp
 	ctx := t.Context()
 	call := func(args string) (any, error) {
 		tc, terr := tools.Parse("configure", json.RawMessage(args))
 		require.Nil(t, terr)
-		return st.configureWatch(ctx, &mcpserver.Call{Call: tc, Session: st.panel})
+		return w.Configure(ctx, &mcpserver.Call{Call: tc, Session: sess})
 	}
 	_, err := call(`{"what":"agent_watch","op":"enable","events":["errors"],"rate_limit_per_min":2,"dedupe_window_seconds":10}`)
 	require.NoError(t, err)
@@ -227,21 +229,21 @@ func TestWatchTriggerNeverMutates(t *testing.T) {
 	_, err = call(`{"what":"agent_watch","op":"enable","events":["clicks"]}`)
 	assert.ErrorContains(t, err, `"clicks"`)
 
-	env := watch.Envelope{Session: PanelSessionID, Tab: 7, URL: "http://127.0.0.1:1/app", Trigger: watch.Errors}
+	env := watch.Envelope{Session: panel.SessionID, Tab: 7, URL: "http://127.0.0.1:1/app", Trigger: watch.Errors}
 	for _, key := range []string{"interact.click", "interact.navigate", "interact.execute_js", "configure.policy", "configure.clear"} {
-		_, err := s.safe.approvals.RequireForTrigger(ctx, approval.Request{SessionID: PanelSessionID, Action: key,
+		_, err := s.safe.Approvals.RequireForTrigger(ctx, approval.Request{SessionID: panel.SessionID, Action: key,
 			Class: policy.Class(mustMode(t, key).Class), Scope: approval.Scope{TabID: 7, Origin: env.URL}})
 		assert.ErrorIs(t, err, approval.ErrTrigger, key)
 	}
 	var clicks atomic.Int32
-	st.m.Wrap("interact", "click", func(h mcpserver.Handler) mcpserver.Handler {
+	m.Wrap("interact", "click", func(h mcpserver.Handler) mcpserver.Handler {
 		return func(ctx context.Context, c *mcpserver.Call) (any, error) { clicks.Add(1); return h(ctx, c) }
 	})
-	res, err := st.m.CallTrigger(ctx, st.panel, "interact", json.RawMessage(`{"what":"click","selector":"#buy","tab_id":7}`), st.triggerCheck(env))
+	res, err := m.CallTrigger(ctx, sess, "interact", json.RawMessage(`{"what":"click","selector":"#buy","tab_id":7}`), w.TriggerCheck(env))
 	require.NoError(t, err)
 	assert.True(t, res.IsError)
 	assert.Zero(t, clicks.Load(), "the click never reached its handler")
-	res, err = st.m.CallTrigger(ctx, st.panel, "configure", json.RawMessage(`{"what":"health"}`), st.triggerCheck(env))
+	res, err = m.CallTrigger(ctx, sess, "configure", json.RawMessage(`{"what":"health"}`), w.TriggerCheck(env))
 	require.NoError(t, err)
 	assert.False(t, res.IsError, mcpserver.ToolText(res))
 }
@@ -273,7 +275,7 @@ func TestPanelToolCallNeedsApproval(t *testing.T) {
 	s := agentDaemon(t, map[string]string{agent.ConfigFile: cfg}, 0o600)
 	events, stop := s.Approvals().Subscribe()
 	defer stop()
-	res, code := panel(t, s, "panel.chat", map[string]any{"message": "open a tab"})
+	res, code := panelCall(t, s, "panel.chat", map[string]any{"message": "open a tab"})
 	require.Empty(t, code)
 	conv := res["conversation_id"].(string)
 
@@ -281,7 +283,7 @@ func TestPanelToolCallNeedsApproval(t *testing.T) {
 	for len(pending) == 0 {
 		select {
 		case ev := <-events:
-			if ev.Type == approval.Requested && ev.Request.SessionID == PanelSessionID {
+			if ev.Type == approval.Requested && ev.Request.SessionID == panel.SessionID {
 				pending = append(pending, ev.Request)
 			}
 		case <-time.After(15 * time.Second):
@@ -289,7 +291,7 @@ func TestPanelToolCallNeedsApproval(t *testing.T) {
 		}
 	}
 	assert.Equal(t, "interact.new_tab", pending[0].Action)
-	_, code = panel(t, s, "approvals.decide", map[string]any{"request_id": pending[0].RequestID, "decision": "deny"})
+	_, code = panelCall(t, s, "approvals.decide", map[string]any{"request_id": pending[0].RequestID, "decision": "deny"})
 	require.Empty(t, code)
 
 	evs := turnEvents(t, s, conv)

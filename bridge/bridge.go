@@ -22,6 +22,8 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/extid"
 	"github.com/gasoline-mcp/gasoline/internal/extlink"
 	"github.com/gasoline-mcp/gasoline/internal/httpguard"
+	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/safety"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/version"
 )
@@ -47,16 +49,15 @@ type Server struct {
 	guard  *httpguard.Guard
 	links  extlink.Hub
 	router *cdp.Router
-	safe   safety
+	safe   *safety.Core // approvals, policy, audit, redaction
 	mux    *http.ServeMux
-	mcp    mcpStatus
+	mcp    *mcpserver.Server
 	// mcpHTTP and mcpWS serve /mcp and /ws/mcp (startMCP).
 	mcpHTTP, mcpWS http.Handler
 	// browser is the relay state: tab ownership, capture, observe modes.
 	browser *browser
-	// agentSt is the agent side (panel chat, agent_watch, export); nil
-	// until registerAgent ran.
-	agentSt *agentState
+	// agentSide is the session recorder, agent_watch and the panel.
+	agentSide agentSide
 
 	stop     context.CancelFunc // ends Run; used by /shutdown
 	stopOnce sync.Once
@@ -68,7 +69,7 @@ func (s *Server) CDP(tabID int) *cdp.Session { return s.router.Session(&s.links,
 
 // Approvals returns the approval engine (the panel and the CLI decide
 // through it; never an MCP tool).
-func (s *Server) Approvals() *approval.Engine { return s.safe.approvals }
+func (s *Server) Approvals() *approval.Engine { return s.safe.Approvals }
 
 // Extensions returns the hub of live extension links.
 func (s *Server) Extensions() *extlink.Hub { return &s.links }
@@ -128,16 +129,18 @@ func Run(ctx context.Context, cfg Config) error {
 
 	s := &Server{cfg: cfg, log: log, creds: set, stop: cancel, port: cfg.Port, router: cdp.NewRouter()}
 	s.guard = &httpguard.Guard{Creds: set, ExtensionOrigin: extid.Origin}
-	if err := s.startSafety(ctx); err != nil {
+	// The safety core first: everything the daemon logs from here on
+	// passes its server stage.
+	if s.safe, s.log, err = safety.Start(cfg.Dir, log); err != nil {
 		closeAll(lns)
 		return err
 	}
-	defer s.safe.audit.Close()
+	defer s.safe.Close()
 	if s.browser, err = s.newBrowser(ctx); err != nil {
 		closeAll(lns)
 		return err
 	}
-	defer func() { cancel(); s.browser.wait(); s.agent().wait() }()
+	defer func() { cancel(); s.browser.wait(); s.agentSide.wait() }()
 	m, err := s.startMCP(ctx)
 	if err != nil {
 		closeAll(lns)
@@ -145,7 +148,10 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	s.mcp = m
 	s.browser.register(m)
-	s.registerAgent(ctx, m) // last: it wraps the interact modes to record them
+	if err := s.registerAgent(ctx, m); err != nil { // last: it wraps the interact modes to record them
+		closeAll(lns)
+		return err
+	}
 	s.mux = http.NewServeMux()
 	s.routes()
 	srv := &http.Server{
@@ -156,15 +162,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		s.safe.approvals.Run(ctx)
-	}()
-	go func() {
-		defer wg.Done()
-		s.pushApprovals(ctx)
-	}()
+	wg.Go(func() { s.safe.Approvals.Run(ctx) })
 	errc := make(chan error, len(lns)+1)
 	for _, ln := range lns {
 		wg.Add(1)
@@ -206,9 +204,7 @@ func Run(ctx context.Context, cfg Config) error {
 		srv.Close()
 	}
 	wg.Wait()
-	if w, ok := s.mcp.(interface{ Wait() }); ok {
-		w.Wait()
-	}
+	s.mcp.Wait()
 	log.Info("shutdown", "stage", "done")
 	return runErr
 }

@@ -24,15 +24,10 @@ type browser struct {
 	act   *interact.Interact // snapshot refs, the actions engine, the tab modes
 }
 
-// serverRedactor is where server-stage redaction (SAFETY.md, stage 2) sits
-// for captured entries: every entry passes it before it is stored
-// (bridge/redaction_capture.go).
-func (s *Server) serverRedactor() capture.Redactor { return s.captureRedactor }
-
 // newBrowser builds the relay state; its goroutines stop with ctx (wait
 // waits for them).
 func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
-	store, err := capture.NewStore(&capture.Options{Redactor: s.serverRedactor()})
+	store, err := capture.NewStore(&capture.Options{Redactor: s.safe.CaptureRedactor}) // server-stage redaction of every entry
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +47,7 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 	})
 	b.feed = observe.NewFeed(ctx, observe.FeedConfig{Store: store, Owned: b.tabs.Registry().Owned, CDP: session, Logger: s.log})
 	b.act = interact.New(interact.Config{Tabs: b.tabs, CDP: session, Link: &s.links, Capture: store, Dir: s.cfg.Dir,
-		Egress: s.Egress(), Logger: s.log})
+		Egress: s.safe.Egress(), Logger: s.log})
 	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Link: &s.links, Dir: s.cfg.Dir,
 		ResolveRef: b.act.ResolveRef, Logger: s.log})
 	return b, nil

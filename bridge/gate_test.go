@@ -17,6 +17,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/creds"
+	"github.com/gasoline-mcp/gasoline/internal/safety"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
@@ -151,7 +152,7 @@ func TestGatedCallNeedsApprovalThenRunsOnce(t *testing.T) {
 	require.Contains(t, terr.Message, "other session")
 
 	// The audit log has the calls and decisions, never the arguments.
-	raw, err := os.ReadFile(auditPath(s.cfg.Dir))
+	raw, err := os.ReadFile(safety.AuditPath(s.cfg.Dir))
 	require.NoError(t, err)
 	require.Contains(t, string(raw), `"decision":"approved"`)
 	require.Contains(t, string(raw), `"action":"configure.policy"`)

@@ -81,7 +81,7 @@ func (s *Server) onExtensionEvent(l *extlink.Link, ev extlink.Event) {
 		}
 		s.log.Debug("extension event", "method", ev.Method, "tab", p.TabID)
 	case "redaction.counts": // the host's own event: its source stage's counts
-		if err := s.safe.red.onRedactionCounts(ev.Params, s.browser.tabs.Registry().Owner); err != nil {
+		if err := s.safe.OnRedactionCounts(ev.Params, s.browser.tabs.Registry().Owner); err != nil {
 			s.log.Warn("host redaction counts dropped", "err", err)
 		}
 	default:

@@ -9,18 +9,12 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 )
 
-// mcpStatus is what the MCP layer reports to /health.
-type mcpStatus interface {
-	// Sessions returns the live MCP sessions per transport.
-	Sessions() (stdio, http int)
-}
-
 // startMCP builds the MCP server behind /mcp (streamable HTTP) and /ws/mcp
 // (the stdio relay), with the approval gate and the redaction gateway it
 // cannot run without. The MCP layer's goroutines stop with ctx.
 func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 	started := time.Now()
-	g, err := gate.New(gate.Config{Approvals: s.safe.approvals, Tabs: s.browser.tabs, Describe: s.browser.act.Describe, Redact: s.redactText})
+	g, err := gate.New(gate.Config{Approvals: s.safe.Approvals, Tabs: s.browser.tabs, Describe: s.browser.act.Describe, Redact: s.safe.RedactText})
 	if err != nil {
 		return nil, err
 	}
@@ -29,10 +23,10 @@ func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 		Dir:     s.cfg.Dir,
 		Logger:  s.log,
 		Gate:    g.Check,
-		Audit:   s.auditCall,
-		Redact:  s.safe.red.server,
+		Audit:   s.safe.AuditCall,
+		Redact:  s.safe.Server(),
 		// The user's extra screenshot masks, from the redaction policy.
-		MaskSelectors: s.maskSelectors,
+		MaskSelectors: s.safe.MaskSelectors,
 		Daemon: func() mcpserver.Daemon {
 			return mcpserver.Daemon{PID: os.Getpid(), StartedAt: started, Extension: s.links.Connected()}
 		},
@@ -40,7 +34,7 @@ func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.safetyModes(m)
+	s.safe.Register(m)
 	s.mcpHTTP, s.mcpWS = m.HTTPHandler(), m.WSHandler()
 	return m, nil
 }

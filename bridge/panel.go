@@ -3,120 +3,91 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"time"
+	"sync"
 
-	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/extlink"
+	"github.com/gasoline-mcp/gasoline/internal/generate"
+	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/panel"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
+	"github.com/gasoline-mcp/gasoline/internal/watch"
 )
 
-// The agent panel's side of the extension link (docs/PROTOCOL.md, "Agent
-// panel"): the panel is UI only; it lists and decides approvals and reads
-// status through these methods, and hears approval events pushed here.
+// The agent side of the daemon: the session recorder and the generate
+// modes built on it (internal/generate), agent_watch (internal/watch) and
+// the side panel's methods and conversations (internal/panel).
 
-// servePanel answers the extension's panel requests.
-func (s *Server) servePanel(l *extlink.Link, method string, params json.RawMessage) (any, *protocol.Error) {
-	switch method {
-	case "approvals.list":
-		return map[string]any{"pending": s.safe.approvals.Pending(""), "grants": s.safe.approvals.Grants("")}, nil
-	case "approvals.decide":
-		return s.decide(params)
-	case "grants.revoke":
-		return s.revoke(params)
-	case "panel.chat", "panel.history", "panel.providers", "panel.export":
-		return s.serveAgentPanel(l, method, params)
-	case "panel.status":
-		return s.panelStatus(), nil
-	}
-	return nil, protocol.Errorf(protocol.CodeUnknownMethod, false, "the daemon has no method %q", method)
+// agentSide is what registerAgent builds. Its goroutines stop with the
+// daemon's context.
+type agentSide struct {
+	gen   *generate.Generator
+	watch *watch.Service
+	panel *panel.Panel
+	wg    sync.WaitGroup
 }
 
-type decideParams struct {
-	RequestID string `json:"request_id"`
-	Decision  string `json:"decision"` // once | site | deny
-	Minutes   int    `json:"minutes"`
-	Reason    string `json:"reason"`
+// registerAgent builds the agent side and registers its modes. Call it
+// after every other mode is registered: the recorder wraps the interact
+// modes.
+func (s *Server) registerAgent(ctx context.Context, m *mcpserver.Server) error {
+	b, a := s.browser, &s.agentSide
+	a.gen = generate.New(generate.Config{Sessions: m.SessionManager().Get, Tabs: b.tabs, Store: b.store, CDP: s.CDP,
+		Egress: s.safe.Egress(), PolicyVersion: s.safe.PolicyVersion, Approvals: s.safe.Approvals, Dir: s.cfg.Dir, Version: s.cfg.Version})
+	a.gen.Register(m)
+	p, err := panel.New(ctx, panel.Config{Dir: s.cfg.Dir, Version: s.cfg.Version, Server: m, Approvals: s.safe.Approvals,
+		Policy: s.safe.Policy, Tabs: b.tabs, Egress: s.safe.Egress(), PolicyVersion: s.safe.PolicyVersion,
+		Broadcast: s.links.Broadcast, Status: s.panelStatus, Export: a.export, Logger: s.log})
+	if err != nil {
+		return err
+	}
+	a.panel = p
+	a.watch = watch.NewService(watch.ServiceConfig{Scan: watch.ScanConfig{Store: b.store, Owner: b.tabs.Registry().Owner, URL: b.tabs.URL},
+		Server: m, Approvals: s.safe.Approvals, Egress: s.safe.Egress(), PolicyVersion: s.safe.PolicyVersion, Publish: p.Publish})
+	a.watch.Register(m)
+	a.wg.Go(func() { a.gen.Run(ctx) })
+	a.wg.Go(func() { a.watch.Run(ctx) })
+	return nil
 }
 
-func (s *Server) decide(raw json.RawMessage) (any, *protocol.Error) {
-	var p decideParams
-	if err := json.Unmarshal(raw, &p); err != nil || p.RequestID == "" {
-		return nil, protocol.Errorf(protocol.CodeBadRequest, false, "approvals.decide needs request_id and decision (once, site or deny)")
+// export is the session's redacted export, with a conversation.
+func (a *agentSide) export(ctx context.Context, sid string, conversation any) (json.RawMessage, error) {
+	doc, err := a.gen.Document(ctx, sid, 0, conversation)
+	if err != nil {
+		return nil, err
 	}
-	switch p.Decision {
-	case "deny":
-		if p.Reason == "" {
-			p.Reason = "denied in the Gasoline panel"
-		}
-		if err := s.safe.approvals.Deny(p.RequestID, p.Reason); err != nil {
-			return nil, approvalErr(err)
-		}
-		return map[string]any{"denied": true}, nil
-	case "once", "site":
-		d := approval.Decision{Kind: approval.Once}
-		if p.Decision == "site" {
-			d = approval.Decision{Kind: approval.Site, Minutes: p.Minutes}
-		}
-		tok, err := s.safe.approvals.Approve(p.RequestID, d)
-		if err != nil {
-			return nil, approvalErr(err)
-		}
-		return map[string]any{"approval_id": tok.ApprovalID, "expires_at": tok.ExpiresAt}, nil
-	}
-	return nil, protocol.Errorf(protocol.CodeBadRequest, false, "decision must be once, site or deny, not %q", p.Decision)
+	return a.gen.Redacted(sid, doc)
 }
 
-func (s *Server) revoke(raw json.RawMessage) (any, *protocol.Error) {
-	var p struct {
-		GrantID string `json:"grant_id"`
+// wait waits for the agent side's goroutines.
+func (a *agentSide) wait() {
+	a.wg.Wait()
+	if a.panel != nil {
+		a.panel.Wait()
 	}
-	if err := json.Unmarshal(raw, &p); err != nil || p.GrantID == "" {
-		return nil, protocol.Errorf(protocol.CodeBadRequest, false, "grants.revoke needs grant_id (from approvals.list's grants)")
-	}
-	if err := s.safe.approvals.Revoke(p.GrantID); err != nil {
-		return nil, approvalErr(err)
-	}
-	return map[string]any{"revoked": true}, nil
 }
 
-func approvalErr(err error) *protocol.Error {
-	code := approval.Code(err)
-	if code == "" {
-		code = protocol.CodeInternal
+// servePanel answers the extension's panel requests (the link's Serve).
+func (s *Server) servePanel(_ *extlink.Link, method string, params json.RawMessage) (any, *protocol.Error) {
+	if s.agentSide.panel == nil {
+		return nil, protocol.Errorf(protocol.CodeInternal, true, "the panel is not running in this daemon (it is starting or shutting down); retry in a moment")
 	}
-	return &protocol.Error{Code: code, Message: err.Error()}
+	return s.agentSide.panel.Serve(method, params)
 }
+
+// AgentWatch returns the agent_watch watcher: tests read and set it;
+// agents use configure {what:"agent_watch"}.
+func (s *Server) AgentWatch() *watch.Watcher { return s.agentSide.watch.Watcher() }
 
 // panelStatus is what the panel shows about the daemon: health, the
 // sessions it serves, and the redaction counters (policy_version,
 // redacted_count, blocked_count of every session, by stage and class).
 func (s *Server) panelStatus() map[string]any {
-	out := map[string]any{"health": s.Health(), "pending_approvals": len(s.safe.approvals.Pending("")),
-		"redaction": s.safe.red.status("")}
-	if p, err := s.safe.policy.Current(); err == nil {
+	out := map[string]any{"health": s.Health(), "pending_approvals": len(s.safe.Approvals.Pending("")),
+		"redaction": s.safe.RedactionStatus("")}
+	if p, err := s.safe.Policy.Current(); err == nil {
 		out["policy_version"] = p.Version
 	} else {
 		out["policy_error"] = err.Error()
 	}
 	return out
-}
-
-// pushApprovals forwards every approval event to the connected extensions
-// (the panel) until ctx ends.
-func (s *Server) pushApprovals(ctx context.Context) {
-	events, stop := s.safe.approvals.Subscribe()
-	defer stop()
-	for {
-		select {
-		case ev, ok := <-events:
-			if !ok {
-				return
-			}
-			wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			s.links.Broadcast(wctx, "approval.event", ev)
-			cancel()
-		case <-ctx.Done():
-			return
-		}
-	}
 }

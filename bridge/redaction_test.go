@@ -15,6 +15,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/extlink"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/redact"
+	"github.com/gasoline-mcp/gasoline/internal/safety"
 )
 
 const (
@@ -47,7 +48,7 @@ func TestApprovalPromptAndResultsRedacted(t *testing.T) {
 	require.Len(t, pending, 1)
 	require.NotContains(t, pending[0].Target+pending[0].Reason, tGitHub, "the panel's prompt is redacted")
 
-	audit, err := os.ReadFile(auditPath(s.cfg.Dir))
+	audit, err := os.ReadFile(safety.AuditPath(s.cfg.Dir))
 	require.NoError(t, err)
 	require.NotContains(t, string(audit), tGitHub)
 
@@ -70,7 +71,7 @@ func TestBrokenRedactionPolicyBlocksOutput(t *testing.T) {
 	s := daemon(t)
 	cs := client(t, s)
 	require.NoError(t, os.WriteFile(filepath.Join(s.cfg.Dir, redact.FileName), []byte(`{"version":`), 0o600))
-	require.ErrorIs(t, s.safe.red.store.Reload(), redact.ErrPolicy)
+	require.ErrorIs(t, s.safe.ReloadRedaction(), redact.ErrPolicy)
 
 	for _, args := range []map[string]any{
 		{"what": "health"},
@@ -87,12 +88,12 @@ func TestBrokenRedactionPolicyBlocksOutput(t *testing.T) {
 	require.Contains(t, st["error"], "blocked")
 
 	// Capture fails closed too: the entry is dropped.
-	_, err := s.captureRedactor(capture.KindConsole, capture.ConsoleEntry{Text: "token " + tGitHub})
+	_, err := s.safe.CaptureRedactor(capture.KindConsole, capture.ConsoleEntry{Text: "token " + tGitHub})
 	require.Error(t, err)
 
 	// A fixed file is picked up; output flows again.
 	require.NoError(t, os.Remove(filepath.Join(s.cfg.Dir, redact.FileName)))
-	require.NoError(t, s.safe.red.store.Reload())
+	require.NoError(t, s.safe.ReloadRedaction())
 	res, raw := rawCall(t, cs, "configure", map[string]any{"what": "health"})
 	require.False(t, res.IsError, raw)
 }
@@ -110,7 +111,7 @@ func TestCaptureEntriesRedacted(t *testing.T) {
 		capture.Navigation{URL: "https://a.test/#access_token=" + tGitHub},
 	}
 	for _, e := range entries {
-		out, err := s.captureRedactor("x", e)
+		out, err := s.safe.CaptureRedactor("x", e)
 		require.NoError(t, err)
 		raw, _ := json.Marshal(out)
 		require.NotContains(t, string(raw), tGitHub, "%T", e)
@@ -119,12 +120,12 @@ func TestCaptureEntriesRedacted(t *testing.T) {
 	}
 	// Markers the host's source stage left are not counted again: the host
 	// reports its own counts (TestSourceCountsFromHost).
-	before := s.safe.red.total.Snapshot()
-	out, err := s.captureRedactor("x", capture.ConsoleEntry{Text: "a [REDACTED:jwt] b [REDACTED:cookie]"})
+	before := s.safe.RedactionStatus("")["total"]
+	out, err := s.safe.CaptureRedactor("x", capture.ConsoleEntry{Text: "a [REDACTED:jwt] b [REDACTED:cookie]"})
 	require.NoError(t, err)
 	require.Equal(t, "a [REDACTED:jwt] b [REDACTED:cookie]", out.(capture.ConsoleEntry).Text)
-	require.Equal(t, before, s.safe.red.total.Snapshot())
-	_, err = s.captureRedactor("x", struct{}{})
+	require.Equal(t, before, s.safe.RedactionStatus("")["total"])
+	_, err = s.safe.CaptureRedactor("x", struct{}{})
 	require.ErrorIs(t, err, redact.ErrBlocked, "an unknown entry type is refused")
 }
 
@@ -143,7 +144,7 @@ func TestConfigureRedactionPatterns(t *testing.T) {
 	got, terr := call(t, cs, "configure", args)
 	require.Nil(t, terr, "%+v", terr)
 	require.Equal(t, redact.DefaultVersion+"+1", got["policy_version"])
-	out, err := s.Redaction().Text("", "badge EMP-123456")
+	out, err := s.safe.Server().Text("", "badge EMP-123456")
 	require.NoError(t, err)
 	require.Equal(t, "badge [REDACTED:user_1]", out)
 	require.True(t, strings.HasSuffix(got["file"].(string), redact.FileName))
@@ -173,7 +174,7 @@ func TestSourceCountsFromHost(t *testing.T) {
 	require.Equal(t, redact.StageCount{Redacted: 6, Blocked: 1}, tot.ByStage[redact.StageSource])
 	require.Equal(t, map[string]int64{"github_token": 2, "jwt": 2, "cookie": 2}, tot.ByClass)
 
-	sess := s.safe.red.status("sess-a")
+	sess := s.safe.RedactionStatus("sess-a")
 	require.EqualValues(t, 4, sess["redacted_count"], "tab 7's counts only: %v", sess)
 	require.EqualValues(t, 1, sess["blocked_count"])
 	snap := sess["counters"].(redact.Snapshot)

@@ -39,15 +39,15 @@ type Args struct {
 	URL        string   `json:"url,omitempty"`
 	// NetworkIdle (or state "network_idle") makes wait_for wait for no
 	// request in flight.
-	NetworkIdle bool              `json:"network_idle,omitempty"`
-	IdleMS      int               `json:"idle_ms,omitempty"`
-	TimeoutMS   int               `json:"timeout_ms,omitempty"`
-	Name        string            `json:"name,omitempty"`
-	Limit       int               `json:"limit,omitempty"`
-	Fields      []Field           `json:"fields,omitempty"`
-	Submit      bool              `json:"submit,omitempty"`
-	Steps       []Step            `json:"steps,omitempty"`
-	WaitUntil   string            `json:"wait_until,omitempty"`
+	NetworkIdle bool    `json:"network_idle,omitempty"`
+	IdleMS      int     `json:"idle_ms,omitempty"`
+	TimeoutMS   int     `json:"timeout_ms,omitempty"`
+	Name        string  `json:"name,omitempty"`
+	Limit       int     `json:"limit,omitempty"`
+	Fields      []Field `json:"fields,omitempty"`
+	Submit      bool    `json:"submit,omitempty"`
+	Steps       []Step  `json:"steps,omitempty"`
+	WaitUntil   string  `json:"wait_until,omitempty"`
 }
 
 // Step is one step of a batch: its mode and its arguments, decoded with

@@ -62,9 +62,13 @@ type Entry struct {
 	Decision   string    `json:"decision,omitempty"` // e.g. policy, site, approval, approval_required, or the event type
 	RequestID  string    `json:"request_id,omitempty"`
 	ApprovalID string    `json:"approval_id,omitempty"`
-	Reason     string    `json:"reason,omitempty"`
-	DurationMS int64     `json:"duration_ms,omitempty"`
-	Result     string    `json:"result,omitempty"` // ResultOK | ResultError | ResultBlocked
+	// Target and Steps say what an approval request was for, in words
+	// (each step of a batch).
+	Target     string   `json:"target,omitempty"`
+	Steps      []string `json:"steps,omitempty"`
+	Reason     string   `json:"reason,omitempty"`
+	DurationMS int64    `json:"duration_ms,omitempty"`
+	Result     string   `json:"result,omitempty"` // ResultOK | ResultError | ResultBlocked
 }
 
 // Options configures a Log. The zero value is usable.
@@ -223,6 +227,9 @@ func (l *Log) Write(e Entry) error {
 	return nil
 }
 
+// MaxSteps caps the steps of one entry (a batch holds at most 50).
+const MaxSteps = 64
+
 // redact applies the hook and the length cap to every string field.
 func (l *Log) redact(e *Entry) (err error) {
 	defer func() {
@@ -230,7 +237,15 @@ func (l *Log) redact(e *Entry) (err error) {
 			err = errors.New("audit: the redaction hook failed; the entry was not written")
 		}
 	}()
-	for _, s := range []*string{&e.SessionID, &e.Kind, &e.Action, &e.Class, &e.Decision, &e.RequestID, &e.ApprovalID, &e.Reason, &e.Result} {
+	fields := []*string{&e.SessionID, &e.Kind, &e.Action, &e.Class, &e.Decision, &e.RequestID, &e.ApprovalID, &e.Target, &e.Reason, &e.Result}
+	if len(e.Steps) > MaxSteps {
+		e.Steps = e.Steps[:MaxSteps]
+	}
+	e.Steps = append([]string(nil), e.Steps...)
+	for i := range e.Steps {
+		fields = append(fields, &e.Steps[i])
+	}
+	for _, s := range fields {
 		if l.opts.Redact != nil && *s != "" {
 			r, rerr := l.opts.Redact(*s)
 			if rerr != nil {

@@ -102,9 +102,13 @@ func TestRedactEveryField(t *testing.T) {
 	const secret = "sk-live-SECRET"
 	l, path := open(t, &Options{Redact: func(s string) (string, error) { return strings.ReplaceAll(s, secret, "[REDACTED:key]"), nil }})
 	e := Entry{SessionID: secret, Kind: secret, Action: secret, Class: secret, Decision: secret,
-		RequestID: secret, ApprovalID: secret, Reason: "token " + secret, Result: secret}
+		RequestID: secret, ApprovalID: secret, Target: secret, Steps: []string{"type " + secret, secret},
+		Reason: "token " + secret, Result: secret}
 	if err := l.Write(e); err != nil {
 		t.Fatal(err)
+	}
+	if e.Steps[0] != "type "+secret {
+		t.Fatal("Write changed the caller's steps")
 	}
 	raw, _ := os.ReadFile(path)
 	if strings.Contains(string(raw), "SECRET") || !strings.Contains(string(raw), "token [REDACTED:key]") {

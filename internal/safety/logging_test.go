@@ -1,4 +1,4 @@
-package bridge
+package safety
 
 import (
 	"bytes"
@@ -17,6 +17,11 @@ import (
 // TestDaemonLogRedacted: the message, string, error and grouped attributes
 // of every record pass the gateway; with a broken policy values are
 // replaced, never written.
+const (
+	tGitHub = "ghp_R8x2Lq9Vt4Wm6Yp1Zs3Ka5Nb7Dc0Ef2Gh4Jk"
+	tJWT    = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+)
+
 func TestDaemonLogRedacted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "redaction.json")
 	store := redact.OpenStore(path)

@@ -1,9 +1,10 @@
-package bridge
+package safety
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"sync"
 
@@ -28,9 +29,9 @@ type redaction struct {
 // maxCountedSessions bounds the per-session counters kept.
 const maxCountedSessions = 4096
 
-func (s *Server) startRedaction() {
-	r := &s.safe.red
-	r.store = redact.OpenStore(redact.PathIn(s.cfg.Dir))
+func (c *Core) startRedaction(dir string, log *slog.Logger) {
+	r := &c.red
+	r.store = redact.OpenStore(redact.PathIn(dir))
 	r.total = redact.NewCounters(r.version())
 	r.sessions = map[string]*redact.Counters{}
 	r.server = &redact.Gateway{Engine: r.store.Engine, Stage: redact.StageServer, Count: r.count}
@@ -38,7 +39,7 @@ func (s *Server) startRedaction() {
 	if _, err := r.store.Engine(); err != nil {
 		// Fail closed but keep serving: every output is blocked with this
 		// reason until the file is fixed.
-		s.log.Error("redaction policy unusable; outputs are blocked until it is fixed", "file", r.store.Path(), "err", err)
+		log.Error("redaction policy unusable; outputs are blocked until it is fixed", "file", r.store.Path(), "err", err)
 	}
 }
 
@@ -46,17 +47,11 @@ func (s *Server) startRedaction() {
 // written for the agent, HAR files and model-provider adapters pass their
 // bytes through it last, right before they leave the daemon. It fails
 // closed (see redact.Gateway); counts go to the calling session.
-func (s *Server) Egress() *redact.Gateway { return s.safe.red.egress }
+func (c *Core) Egress() *redact.Gateway { return c.red.egress }
 
-// Redaction returns the server stage of the gateway (tool results,
+// Server returns the server stage of the gateway (tool results,
 // capture, audit, approval prompts).
-func (s *Server) Redaction() *redact.Gateway { return s.safe.red.server }
-
-// redactionModes serves configure {what:"redaction"} (the server stage
-// on every tool result is mcpserver.Options.Redact).
-func (s *Server) redactionModes(m *mcpserver.Server) {
-	m.Handle("configure", "redaction", s.configureRedaction)
-}
+func (c *Core) Server() *redact.Gateway { return c.red.server }
 
 // version is the policy version in force ("" when broken).
 func (r *redaction) version() string {
@@ -189,20 +184,17 @@ func (r *redaction) status(sessionID string) map[string]any {
 	return out
 }
 
-// text redacts one string at the server stage for a session.
-func (s *Server) redactText(sessionID, text string) (string, error) {
+// RedactText redacts one string at the server stage for a session.
+func (c *Core) RedactText(sessionID, text string) (string, error) {
 	if text == "" {
 		return "", nil
 	}
-	return s.safe.red.server.Text(sessionID, text)
+	return c.red.server.Text(sessionID, text)
 }
 
-// auditRedact is the audit log's hook: every string field of every entry.
-func (s *Server) auditRedact(text string) (string, error) { return s.redactText("", text) }
-
-// maskSelectors are the user's screenshot mask selectors.
-func (s *Server) maskSelectors() ([]string, error) {
-	e, err := s.safe.red.store.Engine()
+// MaskSelectors are the user's screenshot mask selectors.
+func (c *Core) MaskSelectors() ([]string, error) {
+	e, err := c.red.store.Engine()
 	if err != nil {
 		return nil, err
 	}
@@ -211,16 +203,16 @@ func (s *Server) maskSelectors() ([]string, error) {
 
 // configureRedaction shows the policy and counters (op get, ungated) or
 // adds/removes a user pattern (gated: the user approved it already).
-func (s *Server) configureRedaction(ctx context.Context, c *mcpserver.Call) (any, error) {
-	id := c.Session.ID()
-	op, pat := c.Str("op"), c.Str("pattern")
+func (c *Core) configureRedaction(ctx context.Context, call *mcpserver.Call) (any, error) {
+	id := call.Session.ID()
+	op, pat := call.Str("op"), call.Str("pattern")
 	if op == "get" {
-		return s.safe.red.status(id), nil
+		return c.red.status(id), nil
 	}
 	if pat == "" {
 		return nil, tools.Errorf(tools.CodeInvalidArgument, "%s needs pattern: a regular expression (RE2) for add_pattern, the expression or its label for remove_pattern", op)
 	}
-	_, err := s.safe.red.store.Update(func(p *redact.Policy) error {
+	_, err := c.red.store.Update(func(p *redact.Policy) error {
 		switch op {
 		case "add_pattern":
 			p.UserPatterns = append(p.UserPatterns, redact.Pattern{Label: nextLabel(p.UserPatterns), Regex: pat})
@@ -244,7 +236,7 @@ func (s *Server) configureRedaction(ctx context.Context, c *mcpserver.Call) (any
 		}
 		return nil, tools.Errorf(tools.CodeInvalidArgument, "the redaction policy was not changed: %v", err)
 	}
-	return s.safe.red.status(id), nil
+	return c.red.status(id), nil
 }
 
 // nextLabel names a pattern added through configure: user_1, user_2, ….
@@ -259,3 +251,21 @@ func nextLabel(ps []redact.Pattern) string {
 		}
 	}
 }
+
+// OnRedactionCounts adds a native host's source-stage counts (its
+// redaction.counts event) to the total and to the sessions owning the
+// tabs (see onRedactionCounts).
+func (c *Core) OnRedactionCounts(raw json.RawMessage, owner func(tab int) (string, bool)) error {
+	return c.red.onRedactionCounts(raw, owner)
+}
+
+// RedactionStatus is what the panel and configure redaction show ("" for
+// the daemon's total).
+func (c *Core) RedactionStatus(sessionID string) map[string]any { return c.red.status(sessionID) }
+
+// ReloadRedaction re-reads the redaction policy file now (it is also
+// picked up on its own within a moment of a change) and returns its error.
+func (c *Core) ReloadRedaction() error { return c.red.store.Reload() }
+
+// PolicyVersion is the redaction policy in force ("" when broken).
+func (c *Core) PolicyVersion() string { return c.red.version() }

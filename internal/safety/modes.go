@@ -1,0 +1,69 @@
+package safety
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+
+	"github.com/gasoline-mcp/gasoline/internal/audit"
+	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/policy"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
+)
+
+// Register serves the modes backed by the safety core: observe approvals
+// (this session's pending requests, live site grants and unused
+// approvals), configure policy, redaction and audit_log.
+func (c *Core) Register(m *mcpserver.Server) {
+	m.Handle("configure", "redaction", c.configureRedaction)
+	m.Handle("observe", "approvals", func(ctx context.Context, call *mcpserver.Call) (any, error) {
+		id := call.Session.ID()
+		return map[string]any{
+			"pending": c.Approvals.Pending(id),
+			"grants":  c.Approvals.Grants(id),
+			"tokens":  c.Approvals.Tokens(id),
+		}, nil
+	})
+	m.Handle("configure", "policy", c.configurePolicy)
+	m.Handle("configure", "audit_log", func(ctx context.Context, call *mcpserver.Call) (any, error) {
+		f := audit.Filter{SessionID: call.Session.ID()}
+		if cur := call.Str("after_cursor"); cur != "" {
+			n, err := strconv.ParseUint(cur, 10, 64)
+			if err != nil {
+				return nil, tools.Errorf(tools.CodeInvalidArgument, "after_cursor %q is not a cursor from an earlier audit_log answer", cur)
+			}
+			f.AfterSeq = n
+		}
+		entries, err := c.Audit.Read(f, call.Int("limit", 100))
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"entries": entries}, nil
+	})
+}
+
+func (c *Core) configurePolicy(ctx context.Context, call *mcpserver.Call) (any, error) {
+	if call.Str("op") == "get" {
+		p, err := c.Policy.Current()
+		out := map[string]any{"file": c.Policy.Path(), "policy": p}
+		if err != nil {
+			out["error"] = err.Error() + " (mutating calls are refused until the file is fixed)"
+		}
+		return out, nil
+	}
+	// op set: already approved by the user through the gate. `rules` is
+	// the policy document, {"rules":[…]}, as in policy.json.
+	raw, err := json.Marshal(call.Args["rules"])
+	if err != nil {
+		return nil, err
+	}
+	p, err := policy.Parse(raw)
+	if err != nil {
+		return nil, tools.Errorf(tools.CodeInvalidArgument, "rules: %v", err)
+	}
+	saved, err := c.Policy.Replace(p)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"file": c.Policy.Path(), "policy": saved}, nil
+}
