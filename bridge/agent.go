@@ -108,6 +108,7 @@ func (s *Server) registerAgent(ctx context.Context, m *mcpserver.Server) {
 	m.Handle("generate", "reproduction", st.generate)
 	m.Handle("generate", "test", st.generate)
 	m.Handle("generate", "har", st.generate)
+	m.Handle("generate", "pr_summary", st.generate)
 	st.wg.Add(2)
 	go func() { defer st.wg.Done(); st.runWatch(ctx) }()
 	go func() { defer st.wg.Done(); st.recordDecisions(ctx) }()

@@ -136,7 +136,8 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	if m, ok := s.mcp.(*mcpserver.Server); ok {
 		s.browser.register(m)
-		s.registerAgent(ctx, m) // last: it wraps the interact modes to record them
+		s.registerAgent(ctx, m) // it wraps the interact modes to record them
+		s.registerCaptureModes(m)
 	}
 	srv := &http.Server{
 		Handler:           s.mux,

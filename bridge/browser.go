@@ -7,7 +7,9 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/noise"
 	"github.com/gasoline-mcp/gasoline/internal/observe"
+	"github.com/gasoline-mcp/gasoline/internal/recorder"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 )
 
@@ -21,6 +23,10 @@ type browser struct {
 	feed  *observe.Feed
 	obs   *observe.Observer
 	act   *interactor // snapshot refs and the actions engine (interact.go)
+	// actions is the in-page action recorder (capturemodes.go); set
+	// before the daemon serves.
+	actions *recorder.Recorder
+	noise   *noise.Rules
 }
 
 // serverRedactor is where server-stage redaction (SAFETY.md, stage 2) sits
@@ -35,14 +41,17 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &browser{link: &s.links, store: store}
+	b := &browser{link: &s.links, store: store, noise: noise.Open(s.cfg.Dir)}
 	session := func(tab int) *cdp.Session { return s.CDP(tab) }
 	b.tabs = tabs.New(ctx, tabs.Config{
 		Link:   &s.links,
 		CDP:    session,
-		Enable: observe.Enable,
+		Enable: b.enable,
 		Released: func(tab int, reason string) {
 			b.store.Forget(tab)
+			if b.actions != nil {
+				b.actions.Forget(tab)
+			}
 			b.feed.Forget(tab)
 			b.act.forget(tab)
 			s.router.Forget(tab) // waiters on its events stop; they ask the registry why
@@ -53,7 +62,7 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 	b.act = newInteractor(s, b)
 	s.scoper = b.scope
 	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Link: &s.links, Dir: s.cfg.Dir,
-		ResolveRef: b.act.resolveRef, Logger: s.log})
+		ResolveRef: b.act.resolveRef, Noise: b.noise, Logger: s.log})
 	return b, nil
 }
 
@@ -66,6 +75,15 @@ func (b *browser) register(m *mcpserver.Server) {
 	m.Handle("interact", "navigate", b.navigate)
 	m.Handle("interact", "switch_tab", b.switchTab)
 	m.Handle("interact", "close_tab", b.closeTab)
+}
+
+// enable turns on capture in an attached tab, the action recorder
+// included.
+func (b *browser) enable(ctx context.Context, s *cdp.Session) error {
+	if err := observe.Enable(ctx, s); err != nil || b.actions == nil {
+		return err
+	}
+	return b.actions.Install(ctx, s)
 }
 
 func (b *browser) wait() {
@@ -81,6 +99,9 @@ func (b *browser) event(method string, tab int, session, cdpMethod string, param
 	switch method {
 	case "cdp.event":
 		b.feed.Event(tab, session, cdpMethod, params)
+		if b.actions != nil && b.tabs.Registry().Owned(tab) {
+			b.actions.Event(tab, session, cdpMethod, params)
+		}
 	case "cdp.attached":
 		b.feed.Attached(tab) // before the replayed console messages
 		b.tabs.OnEvent(method, raw)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -311,6 +312,18 @@ func (st *agentState) generate(ctx context.Context, c *mcpserver.Call) (any, err
 		if n := len(doc.Replay.Actions); n > 0 {
 			out["next_cursor"] = strconv.Itoa(doc.Replay.Actions[n-1].Seq)
 		}
+	case "pr_summary":
+		hidden := 0
+		doc.Evidence = slices.DeleteFunc(doc.Evidence, func(e export.Evidence) bool {
+			h := e.Kind == "error" && st.s.browser.noise.Hide(e.Title, e.URL)
+			if h {
+				hidden++
+			}
+			return h
+		})
+		var stats export.SummaryStats
+		body, stats = export.PRSummary(doc, hidden)
+		ext, out["summary"] = ".md", stats
 	case "har":
 		tab := doc.Session.TabID
 		if tab == 0 {

@@ -66,6 +66,12 @@ func (w *entryWalk) entry(v any) any {
 	case capture.Navigation:
 		w.URL(&x.URL)
 		return x
+	case capture.Action:
+		w.URL(&x.URL)
+		w.URL(&x.Frame)
+		w.Text(&x.Value)
+		w.Strings(&x.Selector, &x.Target, &x.Keys)
+		return x
 	}
 	return nil
 }

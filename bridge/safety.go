@@ -146,6 +146,8 @@ func readOnlyUse(c *mcpserver.Call) bool {
 		return c.Str("op") == "get"
 	case "configure.agent_watch":
 		return c.Str("op") == "status"
+	case "configure.noise_rule":
+		return c.Str("op") == "list"
 	}
 	return false
 }
