@@ -101,16 +101,38 @@ func (h hand) press(key string) {
 // navigation) and waits for the new document's load event.
 func (h hand) navigate(url string) {
 	h.t.Helper()
-	h.call("Page.navigate", map[string]any{"url": url}, nil)
-	ok := false
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		var href, state string
-		h.eval("location.href", &href)
-		h.eval("document.readyState", &state)
-		if href == url && state == "complete" {
-			ok = true
-			break
+	h.newDocument(func() { h.call("Page.navigate", map[string]any{"url": url}, nil) })
+}
+
+// reload reloads the page as the reload button does and waits for the new
+// document's load event.
+func (h hand) reload() {
+	h.t.Helper()
+	h.newDocument(func() { h.call("Page.reload", map[string]any{}, nil) })
+}
+
+// newDocument runs start, which replaces the tab's document, and waits
+// (bounded) until the new one has loaded: the old one carries a mark the
+// new one lacks.
+func (h hand) newDocument(start func()) {
+	h.t.Helper()
+	h.eval("window.__handMark = true", nil)
+	start()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var loaded bool
+		h.eval("!window.__handMark && document.readyState === 'complete'", &loaded)
+		if loaded {
+			return
 		}
+		require.True(h.t, time.Now().Before(deadline), "the new document did not load")
 	}
-	require.True(h.t, ok, "navigation to %s did not load", url)
+}
+
+// refused calls tool and requires the structured error code.
+func (c *client) refused(code, tool string, args map[string]any) answer {
+	c.t.Helper()
+	a := c.call(tool, args)
+	require.True(c.t, a.IsError, "%s %v succeeded: %s", tool, args, a.Text)
+	require.Equal(c.t, code, a.code(), "%s %v: %s", tool, args, a.Text)
+	return a
 }

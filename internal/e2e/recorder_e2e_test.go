@@ -1,8 +1,13 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -125,4 +130,137 @@ type testWriter struct{ t testing.TB }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// replayScript writes a reproduction to a file, replays it with
+// playwright-core in Debian Chromium (tools/replay) and returns the page's
+// #state afterwards.
+func replayScript(t *testing.T, node, replay, script string) map[string]any {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "reproduction.js")
+	require.NoError(t, os.WriteFile(file, []byte(script), 0o600))
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, replay, file, "--check", "document.querySelector('#state').textContent")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Run(), "replay failed:\nstdout: %s\nstderr: %s", stdout.String(), stderr.String())
+	var report struct {
+		OK    bool   `json:"ok"`
+		Check string `json:"check"`
+	}
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &report), stdout.String())
+	require.True(t, report.OK)
+	var state map[string]any
+	require.NoError(t, json.Unmarshal([]byte(report.Check), &state), report.Check)
+	return state
+}
+
+// TestE2ERecordingReplay records what a person does by hand (trusted
+// input from outside any agent call), with an agent call in the middle,
+// between configure recording_start and recording_stop; generate
+// reproduction after the recording's cursor holds exactly those steps in
+// order — the agent's once — and replaying it with playwright-core in
+// Debian Chromium leaves the page in the state the person left it in. A
+// second recording covers navigations from the address bar and the
+// reload button.
+func TestE2ERecordingReplay(t *testing.T) {
+	node, replay := replayTool(t)
+	r := startRelay(t, ChainOptions{})
+	c := r.client(t, "recording-e2e")
+	page := r.url("pages/export/todo.html")
+	tab := c.newTab(page)
+	h := r.hand(t, tab)
+	state := func() map[string]any {
+		var s string
+		h.eval("document.querySelector('#state').textContent", &s)
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(s), &m))
+		return m
+	}
+
+	started := c.ok("configure", map[string]any{"what": "recording_start", "name": "first"})
+	assert.Equal(t, page, started.Data["start_url"])
+	c.refused("recording_active", "configure", map[string]any{"what": "recording_start"})
+	h.click("#item")
+	h.typeText("buy milk")
+	h.click("#add")
+	h.click("#item")
+	h.typeText("call Ada")
+	h.press("Enter")
+	h.click("#done-1")
+	h.eval("document.querySelector('#priority').focus()", nil)
+	h.press("h") // the select's type-ahead chooses High
+	c.ok("interact", map[string]any{"what": "type", "tab_id": tab, "selector": "#note", "text": "agent note", "clear": true})
+	recorded := state()
+	require.Len(t, recorded["items"], 2)
+	require.Equal(t, "high", recorded["priority"])
+	// The recorder reports each change as it happens; wait until the last
+	// one (the select) is in before stopping.
+	c.until("actions", map[string]any{"tab_id": tab}, 30*time.Second, func(a answer) bool {
+		got := actionsOf(t, a)
+		return len(got) > 0 && got[len(got)-1].Type == "type" && got[len(got)-1].Source == "agent"
+	})
+	stopped := c.ok("configure", map[string]any{"what": "recording_stop"})
+	assert.EqualValues(t, 6, stopped.Data["user_actions"], stopped.Text)
+	after := stopped.Data["after_cursor"].(string)
+	assert.Equal(t, started.Data["after_cursor"], after)
+	c.refused("not_recording", "configure", map[string]any{"what": "recording_stop"})
+
+	repro := c.ok("generate", map[string]any{"what": "reproduction", "tab_id": tab, "after_cursor": after})
+	script := repro.Data["content"].(string)
+	t.Logf("reproduction of the first recording:\n%s", script)
+	assert.Contains(t, script, strings.Join([]string{
+		`  await page.goto(` + jsString(page) + `); // recording "first" starts here`,
+		`  await page.locator("#item").fill("buy milk");`,
+		`  await page.locator("#add").click();`,
+		`  await page.locator("#item").fill("call Ada");`,
+		`  await page.locator("#item").press("Enter");`,
+		`  await page.locator("#done-1").setChecked(true);`,
+		`  await page.locator("#priority").selectOption("high");`,
+		`  await page.locator("#note").fill("agent note");`,
+		"}",
+	}, "\n"))
+	assert.Equal(t, recorded, replayScript(t, node, replay, script), "the replay ends where the person left the page")
+	test := c.ok("generate", map[string]any{"what": "test", "tab_id": tab, "after_cursor": after}).Data["content"].(string)
+	assert.Contains(t, test, `await expect(page.locator("#priority")).toHaveValue("high");`)
+
+	// Second recording: the address bar and the reload button.
+	second := c.ok("configure", map[string]any{"what": "recording_start", "name": "second"})
+	other := page + "?second=1"
+	h.navigate(other)
+	h.click("#item")
+	h.typeText("after nav")
+	h.click("#add")
+	h.reload()
+	h.click("#item")
+	h.typeText("final")
+	h.press("Enter")
+	h.click("#done-1")
+	final := state()
+	c.until("actions", map[string]any{"tab_id": tab}, 30*time.Second, func(a answer) bool {
+		got := actionsOf(t, a)
+		return len(got) > 0 && got[len(got)-1].Type == "check"
+	})
+	stopped = c.ok("configure", map[string]any{"what": "recording_stop"})
+	assert.EqualValues(t, 7, stopped.Data["user_actions"], stopped.Text)
+	script = c.ok("generate", map[string]any{"what": "reproduction", "tab_id": tab, "after_cursor": second.Data["after_cursor"]}).Data["content"].(string)
+	t.Logf("reproduction of the second recording:\n%s", script)
+	assert.Contains(t, script, strings.Join([]string{
+		`  await page.goto(` + jsString(page) + `); // recording "second" starts here`,
+		`  await page.goto(` + jsString(other) + `);`,
+		`  await page.locator("#item").fill("after nav");`,
+		`  await page.locator("#add").click();`,
+		`  await page.reload();`,
+		`  await page.locator("#item").fill("final");`,
+		`  await page.locator("#item").press("Enter");`,
+		`  await page.locator("#done-1").setChecked(true);`,
+		"}",
+	}, "\n"))
+	assert.Equal(t, final, replayScript(t, node, replay, script))
+}
+
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -22,7 +22,7 @@
   const post = (ev) => {
     try {
       if (!top) ev.frame = location.href;
-      ev.at = Date.now();
+      ev.at ??= Date.now();
       send(JSON.stringify(ev));
     } catch {
       // the debugger detached: nothing to report to
@@ -219,13 +219,17 @@
 
   const pending = new Map(); // text field → timer of its debounced report
   const sent = new WeakMap(); // text field → the value last reported
+  // text field → when it was last typed into: a report is dated by the
+  // typing, not by when it is sent (that tells the agent's typing from the
+  // user's).
+  const typed = new WeakMap();
 
   const reportText = (el) => {
     const value = el.isContentEditable ? el.innerText : el.value;
     if (sent.get(el) === value) return;
     sent.set(el, value);
     const masked = secret(el, value);
-    const ev = { t: 'type', ...target(el), value: masked ? '' : clip(value, MAX_VALUE) };
+    const ev = { t: 'type', ...target(el), value: masked ? '' : clip(value, MAX_VALUE), at: typed.get(el) };
     if (masked) ev.masked = masked;
     post(ev);
   };
@@ -245,6 +249,7 @@
     (e) => {
       const el = origin(e);
       if (!e.isTrusted || !activated() || !textField(el)) return;
+      typed.set(el, Date.now());
       clearTimeout(pending.get(el));
       pending.set(
         el,
@@ -304,7 +309,9 @@
   document.addEventListener(
     'click',
     (e) => {
-      if (!e.isTrusted || e.button !== 0) return;
+      // detail 0: a click the keyboard made (Enter or Space on a button,
+      // a form's implicit submission); the key press is recorded instead.
+      if (!e.isTrusted || e.button !== 0 || e.detail === 0) return;
       const el = clickable(origin(e));
       if (!(el instanceof Element) || fieldClick(el)) return;
       flush();
@@ -326,6 +333,7 @@
       const wanted =
         e.key === 'Enter' ||
         e.key === 'Escape' ||
+        (e.key === ' ' && el instanceof Element && roleOf(el) === 'button') ||
         (!editable && (mods.length > 0 || navKeys.has(e.key)));
       if (!wanted) return;
       flush();
