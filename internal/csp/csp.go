@@ -29,6 +29,7 @@ const (
 // Input is what a policy is built from.
 type Input struct {
 	PageURL  string            // the page the policy is for: its origin is 'self'
+	Document string            // its loaderId: the id of its own request, redirects included
 	Requests []capture.Request // the page's requests (finished and in flight)
 	Sockets  []string          // URLs of the WebSockets it opened
 	// Inline is the page's inline content; nil when it could not be read.
@@ -107,8 +108,9 @@ func Build(in Input) Policy {
 	other := 0
 	for _, r := range in.Requests {
 		name := directiveOf[r.ResourceType]
+		main := r.MainDocument() || in.Document != "" && r.ID == in.Document
 		switch {
-		case r.ResourceType == "Document" && !r.MainDocument():
+		case r.ResourceType == "Document" && !main:
 			name = "frame-src"
 		case r.ResourceType == "Document" && r.Method == "POST":
 			name = "form-action" // a form posted to it

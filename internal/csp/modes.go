@@ -59,7 +59,7 @@ func generate(ctx context.Context, cfg Config, c *mcpserver.Call) (any, error) {
 	doc, known := cfg.Store.Document(tab)
 	q := capture.NetworkQuery{Limit: capture.MaxLimit}
 	if known {
-		q.Doc, in.PageURL = &doc, doc.URL
+		q.Doc, in.PageURL, in.Document = &doc, doc.URL, doc.LoaderID
 	} else {
 		scope, in.PageURL = "all", cfg.Tabs.URL(tab)
 	}
