@@ -98,7 +98,7 @@ func store[T entry[T]](t *tab, r *Ring[T], k kind, v T) (T, bool) {
 	t.mu.Lock()
 	t.order++
 	v = v.withOrder(t.order)
-	r.Append(v)
+	v = v.WithSeq(r.Append(v))
 	t.mu.Unlock()
 	return v, true
 }

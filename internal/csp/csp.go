@@ -1,7 +1,7 @@
 // Package csp builds a Content-Security-Policy for a page from what it was
 // seen to load (generate csp): the origins of its captured requests per
 // resource type (script-src, style-src, img-src, font-src, connect-src,
-// media-src, frame-src, manifest-src, form-action) and SHA-256 hashes of its
+// media-src, frame-src, manifest-src) and SHA-256 hashes of its
 // inline scripts, styles, event handlers and style attributes, read from
 // the page in an isolated world. The policy is strict by default
 // (default-src 'self', object-src 'none', base-uri 'self') and allows
@@ -10,6 +10,7 @@
 package csp
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
@@ -109,11 +110,8 @@ func Build(in Input) Policy {
 	for _, r := range in.Requests {
 		name := directiveOf[r.ResourceType]
 		main := r.MainDocument() || in.Document != "" && r.ID == in.Document
-		switch {
-		case r.ResourceType == "Document" && !main:
+		if r.ResourceType == "Document" && !main {
 			name = "frame-src"
-		case r.ResourceType == "Document" && r.Method == "POST":
-			name = "form-action" // a form posted to it
 		}
 		src, ok := source(r.URL, self)
 		if !ok {
@@ -135,6 +133,7 @@ func Build(in Input) Policy {
 		}
 	}
 	p.Notes = append(p.Notes, inline(in.Inline, add)...)
+	p.Notes = append(p.Notes, "form-action 'self' lets the page's forms post to its own origin only: add the origins they post to")
 	if other > 0 {
 		p.Notes = append(p.Notes, fmt.Sprintf("%d requests of other kinds (workers, prefetches, favicons, …) fall under default-src 'self'; add their origins if the page needs them", other))
 	}
@@ -191,7 +190,7 @@ func assemble(dirs map[string]*Directive) ([]Directive, string) {
 		if d == nil || fallsBack[name] && slices.Equal(d.Sources, []string{"'self'"}) {
 			continue // default-src 'self' says it already
 		}
-		slices.SortStableFunc(d.Sources, func(a, b string) int { return rank(a) - rank(b) })
+		slices.SortFunc(d.Sources, func(a, b string) int { return cmp.Or(rank(a)-rank(b), strings.Compare(a, b)) })
 		if len(d.Requests) == 0 {
 			d.Requests = nil
 		}

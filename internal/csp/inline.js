@@ -24,11 +24,22 @@
       list.push(text);
     }
   };
-  const scriptTypes = ['', 'text/javascript', 'application/javascript', 'module', 'importmap', 'text/ecmascript'];
+  const scriptTypes = [
+    '',
+    'text/javascript',
+    'application/javascript',
+    'module',
+    'importmap',
+    'text/ecmascript',
+  ];
   for (const s of document.querySelectorAll('script:not([src])')) {
-    if (scriptTypes.includes((s.getAttribute('type') || '').trim().toLowerCase())) push(out.scripts, s.text);
+    if (
+      scriptTypes.includes((s.getAttribute('type') || '').trim().toLowerCase())
+    )
+      push(out.scripts, s.text);
   }
-  for (const s of document.querySelectorAll('style')) push(out.styles, s.textContent);
+  for (const s of document.querySelectorAll('style'))
+    push(out.styles, s.textContent);
   for (const el of document.querySelectorAll('*')) {
     if (++out.elements_seen > MAX_ELEMENTS) {
       out.truncated = true;
@@ -38,8 +49,12 @@
       const name = a.name.toLowerCase();
       if (name.startsWith('on')) push(out.handlers, a.value);
       else if (name === 'style') push(out.style_attrs, a.value);
-      else if ((name === 'href' || name === 'src' || name === 'action') && /^\s*javascript:/i.test(a.value)) out.js_urls++;
+      else if (
+        (name === 'href' || name === 'src' || name === 'action') &&
+        /^\s*javascript:/i.test(a.value)
+      )
+        out.js_urls++;
     }
   }
   return out;
-})()
+})();

@@ -50,7 +50,8 @@
     const tag = el.localName;
     if (tag === 'a' && el.hasAttribute('href')) return 'link';
     if (tag === 'button' || tag === 'summary') return 'button';
-    if (tag === 'select') return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+    if (tag === 'select')
+      return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
     if (tag === 'textarea') return 'textbox';
     if (tag === 'img') return 'img';
     if (/^h[1-6]$/.test(tag)) return 'heading';
@@ -82,10 +83,14 @@
   const nameOf = (el) => {
     let n = norm(el.getAttribute('aria-label')) || labelled(el);
     if (!n && el.labels && el.labels.length) n = norm(el.labels[0].textContent);
-    if (!n && input(el) && buttonTypes.has(el.type)) n = norm(el.value || el.alt);
-    if (!n && (el.localName === 'img' || el.localName === 'area')) n = norm(el.alt);
-    if (!n && !textField(el) && el.localName !== 'select') n = norm(el.textContent);
-    if (!n) n = norm(el.getAttribute('placeholder') || el.getAttribute('title'));
+    if (!n && input(el) && buttonTypes.has(el.type))
+      n = norm(el.value || el.alt);
+    if (!n && (el.localName === 'img' || el.localName === 'area'))
+      n = norm(el.alt);
+    if (!n && !textField(el) && el.localName !== 'select')
+      n = norm(el.textContent);
+    if (!n)
+      n = norm(el.getAttribute('placeholder') || el.getAttribute('title'));
     return n;
   };
 
@@ -127,13 +132,20 @@
   const cssPath = (el) => {
     const steps = [];
     for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
-      if (e !== el && e.id && stableId(e.id) && unique(e, '#' + CSS.escape(e.id))) {
+      if (
+        e !== el &&
+        e.id &&
+        stableId(e.id) &&
+        unique(e, '#' + CSS.escape(e.id))
+      ) {
         steps.unshift('#' + CSS.escape(e.id));
         break;
       }
       let step = CSS.escape(e.localName);
       const same = e.parentElement
-        ? [...e.parentElement.children].filter((c) => c.localName === e.localName)
+        ? [...e.parentElement.children].filter(
+            (c) => c.localName === e.localName,
+          )
         : [];
       if (same.length > 1) step += `:nth-of-type(${same.indexOf(e) + 1})`;
       steps.unshift(step);
@@ -149,10 +161,18 @@
   // pierces shadow roots).
   const selectorFor = (el) => {
     const root = el.getRootNode();
-    const prefix = root instanceof ShadowRoot ? selectorFor(root.host) + ' ' : '';
-    for (const a of ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy']) {
+    const prefix =
+      root instanceof ShadowRoot ? selectorFor(root.host) + ' ' : '';
+    for (const a of [
+      'data-testid',
+      'data-test-id',
+      'data-test',
+      'data-qa',
+      'data-cy',
+    ]) {
       const v = el.getAttribute(a);
-      if (v && unique(el, `[${a}=${quote(v)}]`)) return prefix + `[${a}=${quote(v)}]`;
+      if (v && unique(el, `[${a}=${quote(v)}]`))
+        return prefix + `[${a}=${quote(v)}]`;
     }
     if (stableId(el.id) && unique(el, '#' + CSS.escape(el.id))) {
       return prefix + '#' + CSS.escape(el.id);
@@ -192,7 +212,8 @@
   const secret = (el, value) => {
     const type = (el.type || '').toLowerCase();
     const ac = (el.getAttribute('autocomplete') || '').toLowerCase();
-    if (type === 'password' || /password|one-time-code/.test(ac)) return 'password';
+    if (type === 'password' || /password|one-time-code/.test(ac))
+      return 'password';
     if (/cc-(number|csc|exp)/.test(ac)) return 'card';
     const hint = [
       el.name,
@@ -203,10 +224,18 @@
     ]
       .join(' ')
       .toLowerCase();
-    if (/passw|passwd|passcode|passphrase|\bpwd\b|secret|\botp\b|one.?time|\bpin\b/.test(hint)) {
+    if (
+      /passw|passwd|passcode|passphrase|\bpwd\b|secret|\botp\b|one.?time|\bpin\b/.test(
+        hint,
+      )
+    ) {
       return 'password';
     }
-    if (/card.?(num|no)|\bcc.?(num|no)|\bcvv|\bcvc|\bcsc\b|security.?code|card.?exp/.test(hint)) {
+    if (
+      /card.?(num|no)|\bcc.?(num|no)|\bcvv|\bcvc|\bcsc\b|security.?code|card.?exp/.test(
+        hint,
+      )
+    ) {
       return 'card';
     }
     return luhn(value) ? 'card' : '';
@@ -214,7 +243,8 @@
 
   // --- recording ----------------------------------------------------------
 
-  const origin = (e) => (e.composedPath()[0] instanceof Element ? e.composedPath()[0] : e.target);
+  const origin = (e) =>
+    e.composedPath()[0] instanceof Element ? e.composedPath()[0] : e.target;
   const activated = () => navigator.userActivation?.isActive !== false;
 
   const pending = new Map(); // text field → timer of its debounced report
@@ -229,7 +259,12 @@
     if (sent.get(el) === value) return;
     sent.set(el, value);
     const masked = secret(el, value);
-    const ev = { t: 'type', ...target(el), value: masked ? '' : clip(value, MAX_VALUE), at: typed.get(el) };
+    const ev = {
+      t: 'type',
+      ...target(el),
+      value: masked ? '' : clip(value, MAX_VALUE),
+      at: typed.get(el),
+    };
     if (masked) ev.masked = masked;
     post(ev);
   };
@@ -270,7 +305,11 @@
       if (el instanceof HTMLSelectElement) {
         flush();
         const values = [...el.selectedOptions].map((o) => o.value);
-        post({ t: 'select', ...target(el), value: el.multiple ? JSON.stringify(values) : el.value });
+        post({
+          t: 'select',
+          ...target(el),
+          value: el.multiple ? JSON.stringify(values) : el.value,
+        });
       } else if (input(el) && (el.type === 'checkbox' || el.type === 'radio')) {
         flush();
         post({ t: 'check', ...target(el), checked: el.checked });
@@ -315,13 +354,33 @@
       const el = clickable(origin(e));
       if (!(el instanceof Element) || fieldClick(el)) return;
       flush();
-      post({ t: 'click', ...target(el), clicks: e.detail > 1 ? e.detail : undefined });
+      post({
+        t: 'click',
+        ...target(el),
+        clicks: e.detail > 1 ? e.detail : undefined,
+      });
     },
     true,
   );
 
-  const navKeys = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'PageUp', 'PageDown', 'Home', 'End']);
-  const modifierKeys = new Set(['Control', 'Alt', 'Meta', 'Shift', 'AltGraph', 'CapsLock']);
+  const navKeys = new Set([
+    'ArrowUp',
+    'ArrowDown',
+    'ArrowLeft',
+    'ArrowRight',
+    'PageUp',
+    'PageDown',
+    'Home',
+    'End',
+  ]);
+  const modifierKeys = new Set([
+    'Control',
+    'Alt',
+    'Meta',
+    'Shift',
+    'AltGraph',
+    'CapsLock',
+  ]);
 
   document.addEventListener(
     'keydown',
@@ -329,7 +388,9 @@
       if (!e.isTrusted || e.isComposing || modifierKeys.has(e.key)) return;
       const el = origin(e);
       const editable = el instanceof Element && textField(el);
-      const mods = ['Control', 'Alt', 'Meta'].filter((m) => e.getModifierState(m));
+      const mods = ['Control', 'Alt', 'Meta'].filter((m) =>
+        e.getModifierState(m),
+      );
       const wanted =
         e.key === 'Enter' ||
         e.key === 'Escape' ||
@@ -338,9 +399,21 @@
       if (!wanted) return;
       flush();
       if (mods.length && e.shiftKey) mods.push('Shift');
-      const key = e.key === ' ' ? 'Space' : e.key.length === 1 && mods.length ? e.key.toUpperCase() : e.key;
-      const onBody = !(el instanceof Element) || el === document.body || el === document.documentElement;
-      post({ t: 'key_press', ...(onBody ? {} : target(el)), keys: [...mods, key].join('+') });
+      const key =
+        e.key === ' '
+          ? 'Space'
+          : e.key.length === 1 && mods.length
+            ? e.key.toUpperCase()
+            : e.key;
+      const onBody =
+        !(el instanceof Element) ||
+        el === document.body ||
+        el === document.documentElement;
+      post({
+        t: 'key_press',
+        ...(onBody ? {} : target(el)),
+        keys: [...mods, key].join('+'),
+      });
     },
     true,
   );
@@ -360,14 +433,18 @@
     const type = performance.getEntriesByType('navigation')[0]?.type || '';
     // A new document starts while it loads; otherwise this runs in a
     // document that was there before capture (or before a re-attach).
-    const ev = document.readyState === 'loading' ? { t: 'nav', nav: type } : { t: 'ready' };
+    const ev =
+      document.readyState === 'loading'
+        ? { t: 'nav', nav: type }
+        : { t: 'ready' };
     post({ ...ev, index: index(), url: location.href });
     // The page's own navigations (links, forms, scripts) fire navigate in
     // the document that starts them; the browser's (address bar, back
     // button, reload button) do not.
     try {
       navigation.addEventListener('navigate', (e) => {
-        if (!e.destination.sameDocument && !e.downloadRequest) post({ t: 'navigating', nav: e.navigationType });
+        if (!e.destination.sameDocument && !e.downloadRequest)
+          post({ t: 'navigating', nav: e.navigationType });
       });
     } catch {
       // no Navigation API: every navigation counts as the browser's
