@@ -40,7 +40,9 @@ func TestE2EConfigureClear(t *testing.T) {
 	c := r.client(t, "clear-e2e")
 	tab := openNoisy(t, r, c)
 	args := map[string]any{"tab_id": tab}
-	clear := func(buffer string) answer { return c.ok("configure", map[string]any{"what": "clear", "buffer": buffer}) }
+	clear := func(buffer string) answer {
+		return c.ok("configure", map[string]any{"what": "clear", "buffer": buffer})
+	}
 	cleared := func(a answer, kind string) float64 {
 		tabs := list(a, "tabs")
 		require.Len(t, tabs, 1, a.Text)
