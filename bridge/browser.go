@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
@@ -27,6 +28,7 @@ type browser struct {
 	// before the daemon serves.
 	actions *recorder.Recorder
 	noise   *noise.Rules
+	log     *slog.Logger
 }
 
 // serverRedactor is where server-stage redaction (SAFETY.md, stage 2) sits
@@ -41,7 +43,7 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &browser{link: &s.links, store: store, noise: noise.Open(s.cfg.Dir)}
+	b := &browser{link: &s.links, store: store, noise: noise.Open(s.cfg.Dir), log: s.log}
 	session := func(tab int) *cdp.Session { return s.CDP(tab) }
 	b.tabs = tabs.New(ctx, tabs.Config{
 		Link:   &s.links,
@@ -77,13 +79,16 @@ func (b *browser) register(m *mcpserver.Server) {
 	m.Handle("interact", "close_tab", b.closeTab)
 }
 
-// enable turns on capture in an attached tab, the action recorder
-// included.
+// enable turns on capture in an attached tab, then the action recorder
+// (best effort: a tab whose recorder failed still captures the rest).
 func (b *browser) enable(ctx context.Context, s *cdp.Session) error {
 	if err := observe.Enable(ctx, s); err != nil || b.actions == nil {
 		return err
 	}
-	return b.actions.Install(ctx, s)
+	if err := b.actions.Install(ctx, s); err != nil {
+		b.log.Warn("action recorder not installed; observe actions stays empty for this tab", "tab", s.TabID(), "err", err)
+	}
+	return nil
 }
 
 func (b *browser) wait() {

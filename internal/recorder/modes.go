@@ -12,6 +12,9 @@ import (
 // the agent acts (source.go). Call it after the interact modes are
 // registered.
 func (r *Recorder) Register(m *mcpserver.Server) {
+	r.mu.Lock()
+	r.alive = func(sid string) bool { return m.SessionManager().Get(sid) != nil }
+	r.mu.Unlock()
 	m.Handle("configure", "recording_start", r.start)
 	m.Handle("configure", "recording_stop", r.stop)
 	t, _ := tools.Get("interact")

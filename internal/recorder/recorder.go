@@ -60,6 +60,9 @@ type Config struct {
 type Recorder struct {
 	cfg     Config
 	dropped atomic.Uint64 // reports refused: malformed, oversize, stale binding
+	// alive reports a session that has not ended (set by Register); a
+	// recording of an ended session is dropped when room is needed.
+	alive func(sid string) bool
 
 	mu    sync.Mutex
 	tabs  map[int]*tabState

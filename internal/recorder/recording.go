@@ -59,6 +59,7 @@ func (r *Recorder) start(ctx context.Context, c *mcpserver.Call) (any, error) {
 		return nil, &tools.Error{Code: "recording_active", Message: fmt.Sprintf("recording %q has been running since %s; stop it first",
 			cur.name, cur.started.Format(time.RFC3339)), NextAction: &tools.Next{Tool: "configure", Arguments: map[string]any{"what": "recording_stop"}}}
 	}
+	r.pruneRecordings()
 	if len(r.recs) >= maxRecordings {
 		r.mu.Unlock()
 		return nil, &tools.Error{Code: "too_many_recordings", Retryable: true,
@@ -77,6 +78,19 @@ func (r *Recorder) start(ctx context.Context, c *mcpserver.Call) (any, error) {
 		text += fmt.Sprintf("; it starts on tab %d at %s", tab, rec.startURL)
 	}
 	return observe.Result(text, res)
+}
+
+// pruneRecordings drops the recordings of sessions that ended, when the
+// recordings are at their bound. Called with r.mu held.
+func (r *Recorder) pruneRecordings() {
+	if len(r.recs) < maxRecordings || r.alive == nil {
+		return
+	}
+	for sid := range r.recs {
+		if !r.alive(sid) {
+			delete(r.recs, sid)
+		}
+	}
 }
 
 // StopResult is configure recording_stop's answer.
