@@ -418,7 +418,9 @@
     true,
   );
 
-  window.addEventListener('pagehide', flush, true);
+  // No pagehide (or unload) listener: one changes how Chrome navigates
+  // away from the page (a browser-initiated navigation then waits for the
+  // old document). Leaving a field blurs it, and the change reports it.
 
   // --- navigations (top frame) -------------------------------------------
 
