@@ -148,10 +148,11 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	s.mcp = m
 	s.browser.register(m)
-	if err := s.registerAgent(ctx, m); err != nil { // last: it wraps the interact modes to record them
+	if err := s.registerAgent(ctx, m); err != nil { // it wraps the interact modes to record them
 		closeAll(lns)
 		return err
 	}
+	s.registerCaptureModes(m)
 	s.mux = http.NewServeMux()
 	s.routes()
 	srv := &http.Server{

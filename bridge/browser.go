@@ -3,12 +3,15 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/interact"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/noise"
 	"github.com/gasoline-mcp/gasoline/internal/observe"
+	"github.com/gasoline-mcp/gasoline/internal/recorder"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 )
 
@@ -22,6 +25,11 @@ type browser struct {
 	feed  *observe.Feed
 	obs   *observe.Observer
 	act   *interact.Interact // snapshot refs, the actions engine, the tab modes
+	// actions is the in-page action recorder (capturemodes.go); set
+	// before the daemon serves.
+	actions *recorder.Recorder
+	noise   *noise.Rules
+	log     *slog.Logger
 }
 
 // newBrowser builds the relay state; its goroutines stop with ctx (wait
@@ -31,14 +39,17 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &browser{link: &s.links, store: store}
+	b := &browser{link: &s.links, store: store, noise: noise.Open(s.cfg.Dir), log: s.log}
 	session := func(tab int) *cdp.Session { return s.CDP(tab) }
 	b.tabs = tabs.New(ctx, tabs.Config{
 		Link:   &s.links,
 		CDP:    session,
-		Enable: observe.Enable,
+		Enable: b.enable,
 		Released: func(tab int, reason string) {
 			b.store.Forget(tab)
+			if b.actions != nil {
+				b.actions.Forget(tab)
+			}
 			b.feed.Forget(tab)
 			b.act.Forget(tab)
 			s.router.Forget(tab) // waiters on its events stop; they ask the registry why
@@ -49,7 +60,7 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 	b.act = interact.New(interact.Config{Tabs: b.tabs, CDP: session, Link: &s.links, Capture: store, Dir: s.cfg.Dir,
 		Egress: s.safe.Egress(), Logger: s.log})
 	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Link: &s.links, Dir: s.cfg.Dir,
-		ResolveRef: b.act.ResolveRef, Logger: s.log})
+		ResolveRef: b.act.ResolveRef, Noise: b.noise, Logger: s.log})
 	return b, nil
 }
 
@@ -58,6 +69,18 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 func (b *browser) register(m *mcpserver.Server) {
 	b.obs.Register(m)
 	b.act.Register(m)
+}
+
+// enable turns on capture in an attached tab, then the action recorder
+// (best effort: a tab whose recorder failed still captures the rest).
+func (b *browser) enable(ctx context.Context, s *cdp.Session) error {
+	if err := observe.Enable(ctx, s); err != nil || b.actions == nil {
+		return err
+	}
+	if err := b.actions.Install(ctx, s); err != nil {
+		b.log.Warn("action recorder not installed; observe actions stays empty for this tab", "tab", s.TabID(), "err", err)
+	}
+	return nil
 }
 
 func (b *browser) wait() {
@@ -73,6 +96,9 @@ func (b *browser) event(method string, tab int, session, cdpMethod string, param
 	switch method {
 	case "cdp.event":
 		b.feed.Event(tab, session, cdpMethod, params)
+		if b.actions != nil && b.tabs.Registry().Owned(tab) {
+			b.actions.Event(tab, session, cdpMethod, params)
+		}
 	case "cdp.attached":
 		b.feed.Attached(tab) // before the replayed console messages
 		b.tabs.OnEvent(method, raw)

@@ -251,7 +251,7 @@ func TestEveryGatedModeWaitsForTheUser(t *testing.T) {
 			seen++
 			args := m.Example()
 			args["what"], args["timeout_ms"] = what, 20
-			if op, ok := args["op"].(string); ok && op == "get" {
+			if op, ok := args["op"].(string); ok && readOnlyOp[op] {
 				args["op"] = mutatingOp(m)
 			}
 			_, terr := call(t, cs, tl.Name, args)
@@ -270,12 +270,15 @@ func TestEveryGatedModeWaitsForTheUser(t *testing.T) {
 	require.Greater(t, seen, 20, "the walk found the gated modes")
 }
 
-// mutatingOp is the first op of m other than get.
+// readOnlyOp are the ops of mutating modes that only read (readOnlyUse).
+var readOnlyOp = map[string]bool{"get": true, "list": true, "status": true}
+
+// mutatingOp is the first op of m that changes something.
 func mutatingOp(m *tools.Mode) string {
 	for _, a := range m.Args {
 		if a.Name == "op" {
 			for _, v := range a.Enum {
-				if v != "get" {
+				if !readOnlyOp[v] {
 					return v
 				}
 			}

@@ -32,7 +32,7 @@ type agentSide struct {
 func (s *Server) registerAgent(ctx context.Context, m *mcpserver.Server) error {
 	b, a := s.browser, &s.agentSide
 	a.gen = generate.New(generate.Config{Sessions: m.SessionManager().Get, Tabs: b.tabs, Store: b.store, CDP: s.CDP,
-		Egress: s.safe.Egress(), PolicyVersion: s.safe.PolicyVersion, Approvals: s.safe.Approvals, Dir: s.cfg.Dir, Version: s.cfg.Version})
+		Egress: s.safe.Egress(), PolicyVersion: s.safe.PolicyVersion, Approvals: s.safe.Approvals, Dir: s.cfg.Dir, Version: s.cfg.Version, Noise: b.noise})
 	a.gen.Register(m)
 	p, err := panel.New(ctx, panel.Config{Dir: s.cfg.Dir, Version: s.cfg.Version, Server: m, Approvals: s.safe.Approvals,
 		Policy: s.safe.Policy, Tabs: b.tabs, Egress: s.safe.Egress(), PolicyVersion: s.safe.PolicyVersion,

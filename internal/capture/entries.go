@@ -14,6 +14,7 @@ const (
 	KindWebSocket  = "websocket"  // a WebSocketEvent
 	KindDialog     = "dialog"     // a Dialog
 	KindNavigation = "navigation" // a Navigation
+	KindAction     = "action"     // an Action
 )
 
 // Every entry carries two cursors: Seq orders it within its own kind (the
@@ -169,6 +170,40 @@ type Navigation struct {
 	Truncated    bool    `json:"truncated,omitempty"`
 }
 
+// Action is one trusted input the in-page recorder saw in a tab: a click,
+// text typed into a field, an option selected, a box checked, a key
+// pressed or files chosen. The recorder (internal/recorder) builds it from
+// the page's report; [Store.AddAction] stores it.
+type Action struct {
+	Seq   uint64    `json:"seq"`
+	Order uint64    `json:"order"`
+	Time  time.Time `json:"time"`
+	// Type is click, type, select, check, key_press or upload.
+	Type string `json:"type"`
+	// Source is user, or agent when an interact call of the tab's session
+	// was running when the page saw it.
+	Source string `json:"source"`
+	// Selector is a selector unique in the page when recorded (CSS, or
+	// role=…[name=…] for buttons and links); Target describes the element
+	// as `role "name"`.
+	Selector string `json:"selector,omitempty"`
+	Target   string `json:"target,omitempty"`
+	// Value is the text typed, the option chosen or the file names; empty
+	// when Masked says why it was withheld (password or card): such values
+	// never leave the page.
+	Value   string `json:"value,omitempty"`
+	Masked  string `json:"masked,omitempty"`
+	Checked *bool  `json:"checked,omitempty"`
+	Keys    string `json:"keys,omitempty"` // key_press: Enter, Control+A, …
+	Button  string `json:"button,omitempty"`
+	Clicks  int    `json:"click_count,omitempty"`
+	// Frame is the URL of the frame it happened in, when not the top one.
+	Frame string `json:"frame,omitempty"`
+	// URL is the tab's page when it was stored.
+	URL       string `json:"url,omitempty"`
+	Truncated bool   `json:"truncated,omitempty"`
+}
+
 // slotOverhead approximates a ring slot's bookkeeping beyond the entry.
 const slotOverhead = 16
 
@@ -255,6 +290,22 @@ func (e Navigation) WithSeq(seq uint64) Navigation { e.Seq = seq; return e }
 func (e Navigation) withOrder(o uint64) Navigation { e.Order = o; return e }
 
 func (e Navigation) orderOf() uint64 { return e.Order }
+
+// Size returns the approximate bytes the entry retains.
+func (e Action) Size() int {
+	return int(unsafe.Sizeof(e)) + slotOverhead + len(e.Type) + len(e.Source) + len(e.Selector) + len(e.Target) +
+		len(e.Value) + len(e.Masked) + len(e.Keys) + len(e.Button) + len(e.Frame) + len(e.URL)
+}
+
+// WithSeq returns e carrying seq.
+func (e Action) WithSeq(seq uint64) Action { e.Seq = seq; return e }
+
+func (e Action) withOrder(o uint64) Action { e.Order = o; return e }
+
+func (e Action) orderOf() uint64 { return e.Order }
+
+// MainDocument reports the document request of a main-frame navigation.
+func (e Request) MainDocument() bool { return e.mainDoc }
 
 // entry is what a tab's rings hold: a Sized value that also takes the tab-wide
 // order.

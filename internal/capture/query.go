@@ -248,4 +248,5 @@ type TimelineEntry struct {
 	WebSocket  *WebSocketEvent `json:"websocket,omitempty"`
 	Dialog     *Dialog         `json:"dialog,omitempty"`
 	Navigation *Navigation     `json:"navigation,omitempty"`
+	Action     *Action         `json:"action,omitempty"`
 }

@@ -56,6 +56,12 @@ func (w *entryWalk) entry(v any) any {
 	case Navigation:
 		w.URL(&x.URL)
 		return x
+	case Action:
+		w.URL(&x.URL)
+		w.URL(&x.Frame)
+		w.Text(&x.Value)
+		w.Strings(&x.Selector, &x.Target, &x.Keys)
+		return x
 	}
 	return nil
 }

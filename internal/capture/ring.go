@@ -46,6 +46,7 @@ type Ring[T Sized[T]] struct {
 	bytes   int64     // sum of kept sizes
 	last    uint64    // sequence number of the newest appended entry
 	evicted uint64    // entries appended but no longer kept
+	cleared uint64    // sequence number of the newest entry Clear dropped
 }
 
 // NewRing returns an empty ring that keeps at most maxEntries entries
@@ -145,7 +146,9 @@ func (r *Ring[T]) Scan(afterCursor uint64, limit int, keep func(T) bool) (entrie
 	if !truncated {
 		next, end = r.last, r.n
 	}
-	missed = (next - after) - uint64(end-start)
+	// Entries up to r.cleared were dropped by Clear, not missed.
+	base := max(after, min(r.cleared, next))
+	missed = (next - base) - uint64(end-start)
 	return entries, next, truncated, missed
 }
 

@@ -34,6 +34,7 @@ type Options struct {
 	WebSockets  Limits // default 2,000 events / 4 MiB
 	Dialogs     Limits // default 200 dialogs / 1 MiB
 	Navigations Limits // default 500 events / 1 MiB
+	Actions     Limits // default 1,000 actions / 1 MiB
 
 	MaxOpenRequests int // requests in flight per tab; default 1,000, oldest dropped first
 	MaxOpenSockets  int // WebSockets whose URL is remembered per tab; default 64
@@ -75,6 +76,7 @@ func (o *Options) withDefaults() (Options, error) {
 		{"WebSockets", &c.WebSockets, Limits{2000, 4 * mib}},
 		{"Dialogs", &c.Dialogs, Limits{200, 1 * mib}},
 		{"Navigations", &c.Navigations, Limits{500, 1 * mib}},
+		{"Actions", &c.Actions, Limits{1000, 1 * mib}},
 	}
 	for _, l := range lims {
 		if l.l.MaxEntries < 0 || l.l.MaxBytes < 0 {
@@ -192,6 +194,8 @@ func handlerFor(method string) func(*tab, []byte) error {
 		return (*tab).onDOMContent
 	case "Page.loadEventFired":
 		return (*tab).onLoad
+	case "Page.navigatedWithinDocument":
+		return (*tab).onSameDocument
 	}
 	return nil
 }

@@ -19,10 +19,11 @@ const (
 	kWebSocket
 	kDialog
 	kNavigation
+	kAction
 	numKinds
 )
 
-var kindNames = [numKinds]string{KindConsole, KindException, KindNetwork, KindWebSocket, KindDialog, KindNavigation}
+var kindNames = [numKinds]string{KindConsole, KindException, KindNetwork, KindWebSocket, KindDialog, KindNavigation, KindAction}
 
 // tab holds one tab's buffers and the state that merges its events.
 type tab struct {
@@ -35,6 +36,7 @@ type tab struct {
 	websockets  *Ring[WebSocketEvent]
 	dialogs     *Ring[Dialog]
 	navigations *Ring[Navigation]
+	actions     *Ring[Action]
 	blocked     [numKinds]atomic.Uint64
 
 	mu          sync.Mutex // guards the fields below
@@ -51,6 +53,7 @@ type tab struct {
 	navStart    float64 // monotonic start of the last navigation; 0 unknown
 	wallOffset  float64 // wall seconds minus monotonic seconds; 0 unknown
 	errors      map[string]*ErrorGroup
+	cleared     []uint64 // orders of entries Store.Clear dropped, sorted (clear.go)
 
 	// The current page (see [Document]).
 	sent      uint64              // Network.requestWillBeSent events seen
@@ -75,6 +78,7 @@ func newTab(o *Options) *tab {
 		websockets:  NewRing[WebSocketEvent](o.WebSockets.MaxEntries, o.WebSockets.MaxBytes),
 		dialogs:     NewRing[Dialog](o.Dialogs.MaxEntries, o.Dialogs.MaxBytes),
 		navigations: NewRing[Navigation](o.Navigations.MaxEntries, o.Navigations.MaxBytes),
+		actions:     NewRing[Action](o.Actions.MaxEntries, o.Actions.MaxBytes),
 		open:        make(map[string]*openRequest),
 		openFIFO:    list.New(),
 		sockets:     make(map[string]string),
@@ -94,7 +98,7 @@ func store[T entry[T]](t *tab, r *Ring[T], k kind, v T) (T, bool) {
 	t.mu.Lock()
 	t.order++
 	v = v.withOrder(t.order)
-	r.Append(v)
+	v = v.WithSeq(r.Append(v))
 	t.mu.Unlock()
 	return v, true
 }
@@ -231,6 +235,7 @@ func (t *tab) addStats(st *Stats) {
 	add(kWebSocket, t.websockets.Stats())
 	add(kDialog, t.dialogs.Stats())
 	add(kNavigation, t.navigations.Stats())
+	add(kAction, t.actions.Stats())
 	t.mu.Lock()
 	st.OpenRequests += len(t.open)
 	st.OpenEvicted += t.openEvicted

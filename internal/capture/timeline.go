@@ -37,6 +37,9 @@ func (s *Store) Timeline(tabID int, after uint64, limit int) Page[TimelineEntry]
 	more = gather(&all, t.navigations, after, last, limit, func(e Navigation) TimelineEntry {
 		return TimelineEntry{Order: e.Order, Kind: KindNavigation, Time: e.Time, Navigation: &e}
 	}) || more
+	more = gather(&all, t.actions, after, last, limit, func(e Action) TimelineEntry {
+		return TimelineEntry{Order: e.Order, Kind: KindAction, Time: e.Time, Action: &e}
+	}) || more
 	sort.Slice(all, func(i, j int) bool { return all[i].Order < all[j].Order })
 
 	p := Page[TimelineEntry]{Next: last}
@@ -46,8 +49,10 @@ func (s *Store) Timeline(tabID int, after uint64, limit int) Page[TimelineEntry]
 	}
 	p.Entries = all
 	// Every order up to last was given to exactly one stored entry, so the
-	// orders in (after, Next] not returned were evicted.
-	p.Missed = (p.Next - after) - uint64(len(all))
+	// orders in (after, Next] not returned were evicted — or cleared
+	// ([Store.Clear]), which is not missing them.
+	gone := (p.Next - after) - uint64(len(all))
+	p.Missed = gone - min(gone, t.clearedIn(after, p.Next))
 	return p
 }
 

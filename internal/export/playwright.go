@@ -47,17 +47,29 @@ func unquote(s string) string {
 // by ind; actions that cannot be replayed become comments.
 func steps(b *strings.Builder, r Replay, ind string) {
 	line := func(format string, a ...any) { fmt.Fprintf(b, ind+format+"\n", a...) }
-	if r.StartURL != "" && (len(r.Actions) == 0 || (r.Actions[0].Mode != "navigate" && r.Actions[0].Mode != "new_tab")) {
+	if r.StartURL != "" && (len(r.Actions) == 0 || !startsAt(r.Actions[0])) {
 		line("await page.goto(%s);", js(r.StartURL))
 	}
-	for _, a := range r.Actions {
+	for i, a := range r.Actions {
+		if a.Mode == "recording_start" { // a recording's start: where a replay of it begins
+			if i == 0 && a.URL != "" {
+				line("await page.goto(%s); // recording %s starts here", js(a.URL), js(a.Target))
+			} else {
+				line("// recording %s started on %s", js(a.Target), oneLine(a.URL))
+			}
+			continue
+		}
 		if !a.OK {
 			line("// #%d %s failed when recorded; skipped", a.Seq, a.Mode)
 			continue
 		}
 		needsTarget := map[string]bool{"click": true, "type": true, "select": true, "check": true, "hover": true, "focus": true, "scroll_to": true}
 		if needsTarget[a.Mode] && a.Selector == "" {
-			line("// #%d %s on %s: no stable selector (it was given by ref); not replayed", a.Seq, a.Mode, oneLine(a.Target))
+			why := "no stable selector"
+			if a.Ref != "" {
+				why += " (it was given by ref)"
+			}
+			line("// #%d %s on %s: %s; not replayed", a.Seq, a.Mode, oneLine(a.Target), why)
 			continue
 		}
 		switch a.Mode {
@@ -118,6 +130,12 @@ func steps(b *strings.Builder, r Replay, ind string) {
 			line("// #%d %s: not replayed by this generator", a.Seq, a.Mode)
 		}
 	}
+}
+
+// startsAt reports an action that loads its own page: a replay that starts
+// with it needs no goto first.
+func startsAt(a Action) bool {
+	return a.Mode == "navigate" || a.Mode == "new_tab" || a.Mode == "recording_start" && a.URL != ""
 }
 
 func oneLine(s string) string {

@@ -44,6 +44,10 @@ type Action struct {
 	OK      bool    `json:"ok"`
 	// PageURL is the page's URL after the action, when it reported one.
 	PageURL string `json:"page_url,omitempty"`
+	// Source is "user" for what the user did by hand during a recording
+	// (configure recording_start), "recording" for a recording's start
+	// marker; empty for the agent's interact calls.
+	Source string `json:"source,omitempty"`
 }
 
 // Field is one fill_form field.
@@ -132,6 +136,17 @@ func (r *Recorder) Action(session string, a Action) {
 	rec.seq++
 	a.Seq = rec.seq
 	rec.actions = capped(append(rec.actions, a), MaxActions)
+}
+
+// Last returns the seq of the session's newest action (0 when none): the
+// after_cursor of a reproduction of what comes next.
+func (r *Recorder) Last(session string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rec := r.sessions[session]; rec != nil {
+		return rec.seq
+	}
+	return 0
 }
 
 // Call records a tool call.

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -47,6 +48,8 @@ type Config struct {
 	Dir string
 	// Version is the daemon's version (HAR creator).
 	Version string
+	// Noise hides recurring noise from pr_summary's errors (noise rules).
+	Noise interface{ Hide(text, url string) bool }
 }
 
 // Generator records sessions and generates from them.
@@ -65,7 +68,12 @@ func (g *Generator) Register(m *mcpserver.Server) {
 	m.Handle("generate", "reproduction", g.generate)
 	m.Handle("generate", "test", g.generate)
 	m.Handle("generate", "har", g.generate)
+	m.Handle("generate", "pr_summary", g.generate)
 }
+
+// Recorder is the session recorder (the action recorder adds what the
+// user does by hand during a recording).
+func (g *Generator) Recorder() *export.Recorder { return g.rec }
 
 // generate serves generate reproduction, test and har.
 func (g *Generator) generate(ctx context.Context, c *mcpserver.Call) (any, error) {
@@ -116,6 +124,18 @@ func (g *Generator) generate(ctx context.Context, c *mcpserver.Call) (any, error
 		if n := len(doc.Replay.Actions); n > 0 {
 			out["next_cursor"] = strconv.Itoa(doc.Replay.Actions[n-1].Seq)
 		}
+	case "pr_summary":
+		hidden := 0
+		doc.Evidence = slices.DeleteFunc(doc.Evidence, func(e export.Evidence) bool {
+			h := e.Kind == "error" && g.cfg.Noise.Hide(e.Title, e.URL)
+			if h {
+				hidden++
+			}
+			return h
+		})
+		var stats export.SummaryStats
+		body, stats = export.PRSummary(doc, hidden)
+		ext, out["summary"] = ".md", stats
 	case "har":
 		tab := doc.Session.TabID
 		if tab == 0 {

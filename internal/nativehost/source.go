@@ -42,6 +42,7 @@ var pageEvents = map[string]bool{
 	"Page.frameNavigated":                             true,
 	"Page.navigatedWithinDocument":                    true,
 	"Page.frameRequestedNavigation":                   true,
+	"Runtime.bindingCalled":                           true, // the action recorder's reports
 	"Network.signedExchangeReceived":                  true,
 	"Network.trustTokenOperationDone":                 true,
 	"Network.subresourceWebBundleInnerResponseParsed": true,

@@ -26,6 +26,7 @@ type BundlesResult struct {
 	Bundles    []Bundle `json:"bundles"`
 	NextCursor string   `json:"next_cursor"`
 	Truncated  bool     `json:"truncated,omitempty"`
+	Hidden     int      `json:"hidden,omitempty"` // error groups the noise rules hid
 }
 
 // Bundle is one error (its group) with the requests and navigations around
@@ -48,8 +49,8 @@ func (o *Observer) errorBundles(ctx context.Context, c *mcpserver.Call) (any, er
 	if err != nil {
 		return nil, err
 	}
-	groups := o.errorGroupsAfter(tab, pg.after)
-	r := BundlesResult{TabID: tab, NextCursor: cursor(pg.after), Bundles: []Bundle{}}
+	groups, hidden := o.visible(o.errorGroupsAfter(tab, pg.after))
+	r := BundlesResult{TabID: tab, NextCursor: cursor(pg.after), Bundles: []Bundle{}, Hidden: hidden}
 	if len(groups) > pg.limit {
 		groups, r.Truncated = groups[:pg.limit], true
 	}
@@ -63,7 +64,7 @@ func (o *Observer) errorBundles(ctx context.Context, c *mcpserver.Call) (any, er
 		return o.cfg.Store.Navigations(tab, after, capture.MaxLimit)
 	})
 	var b strings.Builder
-	fmt.Fprintf(&b, "tab %d: %d errors with context", tab, len(groups))
+	fmt.Fprintf(&b, "tab %d: %d errors with context%s", tab, len(groups), hiddenNote(hidden))
 	for _, g := range groups {
 		bd := bundle(g, reqs, navs)
 		r.Bundles = append(r.Bundles, bd)

@@ -21,6 +21,7 @@ type ErrorsResult struct {
 	Occurrences int                  `json:"occurrences"` // their occurrences
 	NextCursor  string               `json:"next_cursor"`
 	Truncated   bool                 `json:"truncated,omitempty"`
+	Hidden      int                  `json:"hidden,omitempty"` // groups the noise rules hid
 }
 
 // errors answers observe errors. Its cursor is the timeline order of a
@@ -35,8 +36,8 @@ func (o *Observer) errors(ctx context.Context, c *mcpserver.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	groups := o.errorGroupsAfter(tab, pg.after)
-	r := ErrorsResult{TabID: tab, Groups: len(groups), NextCursor: cursor(pg.after)}
+	groups, hidden := o.visible(o.errorGroupsAfter(tab, pg.after))
+	r := ErrorsResult{TabID: tab, Groups: len(groups), NextCursor: cursor(pg.after), Hidden: hidden}
 	for _, g := range groups {
 		r.Occurrences += g.Count
 	}
@@ -47,7 +48,7 @@ func (o *Observer) errors(ctx context.Context, c *mcpserver.Call) (any, error) {
 		r.NextCursor = cursor(groups[n-1].LastOrder)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "tab %d: %d distinct errors, %d occurrences", tab, r.Groups, r.Occurrences)
+	fmt.Fprintf(&b, "tab %d: %d distinct errors, %d occurrences%s", tab, r.Groups, r.Occurrences, hiddenNote(hidden))
 	if pg.summary {
 		for i, g := range groups {
 			if i == 3 {
@@ -75,6 +76,7 @@ type LogsResult struct {
 	NextCursor string                 `json:"next_cursor"`
 	Truncated  bool                   `json:"truncated,omitempty"`
 	Missed     uint64                 `json:"missed,omitempty"` // evicted before they were read
+	Hidden     int                    `json:"hidden,omitempty"` // entries the noise rules hid
 }
 
 // levelRank orders console levels; level filters are minimums.
@@ -93,7 +95,17 @@ func (o *Observer) logs(ctx context.Context, c *mcpserver.Call) (any, error) {
 	if _, ok := levelRank[minLevel]; minLevel != "" && !ok {
 		return nil, tools.Errorf(tools.CodeInvalidArgument, "level must be debug, info, warning or error")
 	}
-	keep := func(e capture.ConsoleEntry) bool { return minLevel == "" || levelRank[e.Level] >= levelRank[minLevel] }
+	hidden := 0
+	keep := func(e capture.ConsoleEntry) bool {
+		if minLevel != "" && levelRank[e.Level] < levelRank[minLevel] {
+			return false
+		}
+		if o.noise(e.Text, e.URL) {
+			hidden++
+			return false
+		}
+		return true
+	}
 	fetch := func(after uint64, limit int) capture.Page[capture.ConsoleEntry] {
 		return o.cfg.Store.Logs(tab, capture.LogQuery{Text: text, After: after, Limit: limit})
 	}
@@ -102,7 +114,7 @@ func (o *Observer) logs(ctx context.Context, c *mcpserver.Call) (any, error) {
 		limit = capture.MaxLimit * 10 // count everything kept
 	}
 	p := collect(fetch, keep, func(e capture.ConsoleEntry) uint64 { return e.Seq }, pg.after, limit)
-	r := LogsResult{TabID: tab, NextCursor: cursor(p.Next), Truncated: p.Truncated, Missed: p.Missed}
+	r := LogsResult{TabID: tab, NextCursor: cursor(p.Next), Truncated: p.Truncated, Missed: p.Missed, Hidden: hidden}
 	var b strings.Builder
 	if pg.summary {
 		r.Counts = map[string]int{}
@@ -115,11 +127,11 @@ func (o *Observer) logs(ctx context.Context, c *mcpserver.Call) (any, error) {
 				fmt.Fprintf(&b, ", %d %s", n, l)
 			}
 		}
-		fmt.Fprintf(&b, "; next_cursor %s", r.NextCursor)
+		fmt.Fprintf(&b, "%s; next_cursor %s", hiddenNote(hidden), r.NextCursor)
 		return mcpserver.Result(b.String(), r)
 	}
 	r.Entries = p.Entries
-	fmt.Fprintf(&b, "tab %d: %d console messages", tab, len(p.Entries))
+	fmt.Fprintf(&b, "tab %d: %d console messages%s", tab, len(p.Entries), hiddenNote(hidden))
 	if p.Missed > 0 {
 		fmt.Fprintf(&b, " (%d older ones were evicted before they were read)", p.Missed)
 	}

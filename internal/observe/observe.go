@@ -13,7 +13,9 @@ package observe
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"time"
 
@@ -39,7 +41,17 @@ type Config struct {
 	// ResolveRef maps a snapshot ref of a tab to its DOM node; nil until
 	// the snapshot engine provides it (screenshot then refuses ref).
 	ResolveRef func(ctx context.Context, tab int, ref string) (cdproto.BackendNodeID, error)
-	Logger     *slog.Logger
+	// Noise, when set, hides the console messages and errors the user
+	// marked as noise (configure noise_rule) from errors, logs,
+	// error_bundles and timeline; each answer counts what it hid.
+	Noise  Filter
+	Logger *slog.Logger
+}
+
+// Filter tells noise from the rest: a console message or error, by its
+// text and the URL of its source.
+type Filter interface {
+	Hide(text, url string) bool
 }
 
 // Observer serves the observe modes.
@@ -59,6 +71,7 @@ func New(cfg Config) *Observer {
 // Register makes the observe modes work on srv.
 func (o *Observer) Register(srv *mcpserver.Server) {
 	modes := map[string]mcpserver.Handler{
+		"actions":           o.actions,
 		"error_bundles":     o.errorBundles,
 		"errors":            o.errors,
 		"logs":              o.logs,
@@ -75,6 +88,26 @@ func (o *Observer) Register(srv *mcpserver.Server) {
 	for what, h := range modes {
 		srv.Handle("observe", what, h)
 	}
+}
+
+// noise reports an entry the user's noise rules hide.
+func (o *Observer) noise(text, url string) bool {
+	return o.cfg.Noise != nil && o.cfg.Noise.Hide(text, url)
+}
+
+// visible drops the error groups the noise rules hide and counts them.
+func (o *Observer) visible(groups []capture.ErrorGroup) ([]capture.ErrorGroup, int) {
+	n := len(groups)
+	groups = slices.DeleteFunc(groups, func(g capture.ErrorGroup) bool { return o.noise(g.Message, g.URL) })
+	return groups, n - len(groups)
+}
+
+// hiddenNote is the text an answer adds when noise rules hid entries.
+func hiddenNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d hidden by noise rules; configure noise_rule op list shows them)", n)
 }
 
 // budgetMargin leaves the dispatcher room to deliver a structured timeout

@@ -3,6 +3,7 @@ package observe
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
@@ -110,6 +111,7 @@ type TimelineResult struct {
 	NextCursor string                  `json:"next_cursor"`
 	Truncated  bool                    `json:"truncated,omitempty"`
 	Missed     uint64                  `json:"missed,omitempty"`
+	Hidden     int                     `json:"hidden,omitempty"` // console and exception entries the noise rules hid
 }
 
 func (o *Observer) timeline(ctx context.Context, c *mcpserver.Call) (any, error) {
@@ -122,9 +124,14 @@ func (o *Observer) timeline(ctx context.Context, c *mcpserver.Call) (any, error)
 		return nil, err
 	}
 	p := o.cfg.Store.Timeline(tab, pg.after, pg.limit)
-	r := TimelineResult{TabID: tab, NextCursor: cursor(p.Next), Truncated: p.Truncated, Missed: p.Missed}
+	n := len(p.Entries)
+	p.Entries = slices.DeleteFunc(p.Entries, func(e capture.TimelineEntry) bool {
+		return e.Console != nil && o.noise(e.Console.Text, e.Console.URL) ||
+			e.Exception != nil && o.noise(e.Exception.Message, e.Exception.URL)
+	})
+	r := TimelineResult{TabID: tab, NextCursor: cursor(p.Next), Truncated: p.Truncated, Missed: p.Missed, Hidden: n - len(p.Entries)}
 	var b strings.Builder
-	fmt.Fprintf(&b, "tab %d: %d timeline entries", tab, len(p.Entries))
+	fmt.Fprintf(&b, "tab %d: %d timeline entries%s", tab, len(p.Entries), hiddenNote(r.Hidden))
 	if pg.summary {
 		r.Counts = map[string]int{}
 		for _, e := range p.Entries {
@@ -160,6 +167,8 @@ func timelineLine(e capture.TimelineEntry) string {
 	case e.Dialog != nil:
 		d := e.Dialog
 		return fmt.Sprintf("%s dialog %s %s accepted=%v", t, d.Type, quote(d.Message, 120), d.Accepted)
+	case e.Action != nil:
+		return actionLine(*e.Action)
 	case e.Navigation != nil:
 		n := e.Navigation
 		s := fmt.Sprintf("%s %s %s", t, n.Event, n.URL)

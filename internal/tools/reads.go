@@ -8,6 +8,7 @@ var readOps = map[string]string{
 	"configure.policy":      "get",
 	"configure.redaction":   "get",
 	"configure.agent_watch": "status",
+	"configure.noise_rule":  "list",
 }
 
 // ReadsOnly reports whether the call only reads: a read-only mode, or a

@@ -108,7 +108,7 @@ var table = []toolSpec{
 			{"har", ro, 1, "url to_file", "HAR 1.2 of captured traffic, redacted"},
 			{"reproduction", ro, 1, "after_cursor to_file", "a Playwright script replaying the recorded actions"},
 			{"sarif", ro, 1, "to_file", "accessibility findings as SARIF"},
-			{"test", ro, 1, "name to_file", "a Playwright test with assertions"},
+			{"test", ro, 1, "name after_cursor to_file", "a Playwright test with assertions"},
 			{"pr_summary", ro, 2, "", "a summary of the session for a pull request"},
 		},
 	},
