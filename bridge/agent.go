@@ -279,7 +279,7 @@ func (r gatewayRedactor) JSON(raw []byte) ([]byte, redact.Stats, error) {
 }
 
 // serveAgentPanel answers the panel's conversation methods.
-func (s *Server) serveAgentPanel(_ *extlink.Link, method string, params json.RawMessage) (any, *protocol.Error) {
+func (s *Server) serveAgentPanel(ctx context.Context, _ *extlink.Link, method string, params json.RawMessage) (any, *protocol.Error) {
 	st := s.agent()
 	if st == nil || st.chat == nil {
 		return nil, protocol.Errorf(protocol.CodeInternal, true, "the agent is not running in this daemon (it is starting or shutting down); retry in a moment")
@@ -290,9 +290,9 @@ func (s *Server) serveAgentPanel(_ *extlink.Link, method string, params json.Raw
 	case "panel.history":
 		return st.panelHistory(params)
 	case "panel.providers":
-		return st.panelProviders(), nil
+		return st.panelProviders(ctx), nil
 	case "panel.export":
-		return st.panelExport(params)
+		return st.panelExport(ctx, params)
 	}
 	return nil, protocol.Errorf(protocol.CodeUnknownMethod, false, "the daemon has no method %q", method)
 }
@@ -368,8 +368,8 @@ type providerStatus struct {
 }
 
 // panelProviders checks every provider at once, bounded.
-func (st *agentState) panelProviders() map[string]any {
-	ctx, cancel := context.WithTimeout(st.ctx, 5*time.Second)
+func (st *agentState) panelProviders(ctx context.Context) map[string]any {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	out := make([]providerStatus, len(st.order))
 	var wg sync.WaitGroup

@@ -368,7 +368,7 @@ func (st *agentState) writeExport(what, ext, body string) (string, error) {
 
 // panelExport answers panel.export: the panel session's redacted export,
 // with one conversation's events (or all conversations').
-func (st *agentState) panelExport(raw json.RawMessage) (any, *protocol.Error) {
+func (st *agentState) panelExport(ctx context.Context, raw json.RawMessage) (any, *protocol.Error) {
 	var p struct {
 		ConversationID string `json:"conversation_id"`
 	}
@@ -382,7 +382,7 @@ func (st *agentState) panelExport(raw json.RawMessage) (any, *protocol.Error) {
 	if p.ConversationID != "" && len(conv) == 0 {
 		return nil, protocol.Errorf(CodeConversationLost, false, "conversation %s is gone (the daemon restarted)", p.ConversationID)
 	}
-	ctx, cancel := context.WithTimeout(st.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	doc, err := st.document(ctx, PanelSessionID, 0, conv)
 	if err == nil {

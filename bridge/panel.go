@@ -14,15 +14,16 @@ import (
 // panel"): the panel is UI only; it lists and decides approvals and reads
 // status through these methods, and hears approval events pushed here.
 
-// servePanel answers the extension's panel requests.
-func (s *Server) servePanel(l *extlink.Link, method string, params json.RawMessage) (any, *protocol.Error) {
+// servePanel answers the extension's panel requests (each in its own
+// goroutine, off the link's reader; ctx ends with the link).
+func (s *Server) servePanel(ctx context.Context, l *extlink.Link, method string, params json.RawMessage) (any, *protocol.Error) {
 	switch method {
 	case "approvals.list":
 		return map[string]any{"pending": s.safe.approvals.Pending("")}, nil
 	case "approvals.decide":
 		return s.decide(params)
 	case "panel.chat", "panel.history", "panel.providers", "panel.export":
-		return s.serveAgentPanel(l, method, params)
+		return s.serveAgentPanel(ctx, l, method, params)
 	case "panel.status":
 		return s.panelStatus(), nil
 	}
