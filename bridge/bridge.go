@@ -23,6 +23,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/httpguard"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/state"
+	"github.com/gasoline-mcp/gasoline/internal/terminal"
 	"github.com/gasoline-mcp/gasoline/internal/version"
 )
 
@@ -58,6 +59,8 @@ type Server struct {
 	// agentSt is the agent side (panel chat, agent_watch, export); nil
 	// until registerAgent ran.
 	agentSt *agentState
+	// terms are the panel's terminals, reached only over extension links.
+	terms *terminal.Manager
 
 	stop     context.CancelFunc // ends Run; used by /shutdown
 	stopOnce sync.Once
@@ -73,6 +76,9 @@ func (s *Server) Approvals() *approval.Engine { return s.safe.approvals }
 
 // Extensions returns the hub of live extension links.
 func (s *Server) Extensions() *extlink.Hub { return &s.links }
+
+// Terminals returns the panel's terminals (tests; never an MCP tool).
+func (s *Server) Terminals() *terminal.Manager { return s.terms }
 
 // Port returns the port the daemon listens on.
 func (s *Server) Port() int { return s.port }
@@ -123,6 +129,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer s.safe.audit.Close()
+	s.terms = terminal.New(terminal.Config{Dir: cfg.Dir, Logger: log})
+	defer s.terms.Close() // hangs up what is still running, then reaps it
 	s.mux = http.NewServeMux()
 	s.routes()
 	if s.browser, err = s.newBrowser(ctx); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/extlink"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
+	"github.com/gasoline-mcp/gasoline/internal/terminal"
 )
 
 // The agent panel's side of the extension link (docs/PROTOCOL.md, "Agent
@@ -26,6 +27,9 @@ func (s *Server) servePanel(ctx context.Context, l *extlink.Link, method string,
 		return s.serveAgentPanel(ctx, l, method, params)
 	case "panel.status":
 		return s.panelStatus(), nil
+	}
+	if terminal.Handles(method) {
+		return s.terms.Serve(ctx, l, method, params)
 	}
 	return nil, protocol.Errorf(protocol.CodeUnknownMethod, false, "the daemon has no method %q", method)
 }
