@@ -104,6 +104,17 @@ func (m *Manager) resolve(s Settings) (argv []string, dir string) {
 	return argv, dir
 }
 
+// shown is what the panel shows a start will run: the command as the user
+// wrote it (or the login shell) and the directory.
+func (m *Manager) shown(s Settings) (command, dir string) {
+	command = s.Command
+	if command == "" {
+		command = loginShell(m.cfg.Env) + " -l"
+	}
+	_, dir = m.resolve(s)
+	return command, dir
+}
+
 // settingsView is term.settings.get's answer.
 func (m *Manager) settingsView(s Settings, loadErr error) map[string]any {
 	out := map[string]any{

@@ -273,8 +273,7 @@ func (m *Manager) open(p Peer, raw json.RawMessage) (any, *protocol.Error) {
 	if serr != nil {
 		out["settings_error"] = serr.Error()
 	} else {
-		argv, dir := m.resolve(settings)
-		out["command"], out["cwd"] = strings.Join(argv, " "), dir
+		out["command"], out["cwd"] = m.shown(settings)
 	}
 	return out, nil
 }

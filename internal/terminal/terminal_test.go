@@ -351,7 +351,8 @@ func TestSettings(t *testing.T) {
 
 	res, perr = m.Serve(t.Context(), p, MethodOpen, nil)
 	require.Nil(t, perr)
-	require.Equal(t, "/bin/fakesh -l -c claude", res.(map[string]any)["command"])
+	require.Equal(t, "claude", res.(map[string]any)["command"])
+	require.Equal(t, work, res.(map[string]any)["cwd"])
 
 	_, perr = m.Serve(t.Context(), p, MethodSettingsSet, json.RawMessage(`{"cwd":"~"}`))
 	require.NotNil(t, perr, "~ is /home/u here, which does not exist")
