@@ -181,3 +181,37 @@ func agentCannotReachTerminal(t *testing.T, ctx context.Context, c *Chain) {
 	require.NoError(t, err)
 	require.NotContains(t, string(b), `"id"`, "MCP changed the terminal's command")
 }
+
+// A flood of terminal output while CDP calls run over the same link: every
+// call answers, the output arrives whole and in order, and the native host
+// lives on (Chromium closes a host that writes a frame over 1 MiB).
+func TestE2ETerminalFlood(t *testing.T) {
+	c := StartChainWith(t, hostBin, ChainOptions{RemoteDebugging: true})
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	hosts := hostPIDs(hostBin)
+	tab := openTab(t, ctx, c, c.PageURL("pages/title.html"))
+	p := openPanelDirect(t, ctx, c)
+	p.openTerminal(ctx)
+	p.typeTerminal(ctx, "")
+	p.typeTerminal(ctx, `seq 1 200000; echo "FLOOD""DONE"`)
+	p.waitScreen(ctx, "the flood started", `^\d{4,6}$`)
+	calls, during := 0, 0
+	for {
+		v, err := evaluate(ctx, tab, "1+1")
+		require.NoError(t, err, "a CDP call during the flood")
+		require.Equal(t, "2", string(v))
+		calls++
+		var done bool
+		require.NoError(t, p.eval(ctx, `/^FLOODDONE$/m.test(`+screenJS+`)`, &done))
+		if done {
+			break
+		}
+		during++
+	}
+	t.Logf("%d CDP calls answered while the flood ran", during)
+	p.waitScreen(ctx, "the flood's end, in order", `^199999\n200000\nFLOODDONE$`)
+	_, out := c.Server.Terminals().Bytes()
+	require.Greater(t, out, int64(1_288_894), "every line of seq 1 200000 (1,288,895 bytes) and more went out")
+	require.Equal(t, hosts, hostPIDs(hostBin), "the native host survived the flood")
+}

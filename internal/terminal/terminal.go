@@ -232,6 +232,23 @@ func (m *Manager) Running() int {
 	return n
 }
 
+// Bytes is the input and output bytes of the open views so far (tests,
+// benchmarks; sizes only, never contents).
+func (m *Manager) Bytes() (in, out int64) {
+	m.mu.Lock()
+	views := make([]*view, 0, len(m.views))
+	for _, v := range m.views {
+		views = append(views, v)
+	}
+	m.mu.Unlock()
+	for _, v := range views {
+		v.mu.Lock()
+		in, out = in+v.inBytes, out+v.outBytes
+		v.mu.Unlock()
+	}
+	return in, out
+}
+
 func (m *Manager) lookup(p Peer, id string) *view {
 	m.mu.Lock()
 	defer m.mu.Unlock()
