@@ -109,15 +109,16 @@ func (r *run) stopped() bool {
 // supervise starts the process, waits for it and reports its end.
 func (r *run) supervise() {
 	v, m := r.v, r.v.m
-	defer v.ended(r)
 	defer r.cancel()
 	p, err := r.start()
 	if err != nil {
 		m.log.Warn("terminal: could not start the command", "term", v.id, "err", err)
+		v.ended(r)
 		r.exit(map[string]any{"term_id": v.id, "error": err.Error()})
 		return
 	}
 	if p == nil { // the view closed before the process started
+		v.ended(r)
 		return
 	}
 	m.log.Info("terminal started", "term", v.id, "pid", p.Pid())
@@ -143,6 +144,9 @@ func (r *run) supervise() {
 	p.Close()
 	pumps.Wait()
 	m.log.Info("terminal process ended", "term", v.id, "pid", p.Pid(), "code", st.Code, "signal", st.Signal)
+	// The view has no process before the panel hears of the exit: the key
+	// it answers with starts a new one.
+	v.ended(r)
 	r.exit(map[string]any{"term_id": v.id, "code": st.Code, "signal": st.Signal})
 }
 

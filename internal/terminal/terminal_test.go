@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -368,4 +369,40 @@ func TestMalformedEvent(t *testing.T) {
 	m.Event(p, EventInput, json.RawMessage(`{"term_id":`))
 	m.Event(p, EventInput, json.RawMessage(`{"term_id":"term_nope","data":"x"}`))
 	require.Zero(t, st.count())
+}
+
+// restartPeer answers a term.exit at once with a key, as the panel does.
+type restartPeer struct {
+	*peer
+	m  *Manager
+	id string
+}
+
+func (p *restartPeer) Notify(ctx context.Context, method string, params any) error {
+	if err := p.peer.Notify(ctx, method, params); err != nil {
+		return err
+	}
+	if method == EventExit {
+		raw, _ := json.Marshal(map[string]any{"term_id": p.id, "data": ""})
+		p.m.Event(p, EventInput, raw)
+	}
+	return nil
+}
+
+// The view has no process by the time the panel hears of the exit, so the
+// key the panel answers with starts a new one (and is not lost).
+func TestKeyRightAfterExitStartsAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		st := newStarter()
+		m := newManager(t, st, Config{})
+		defer m.Close()
+		p := &restartPeer{peer: newPeer(), m: m}
+		p.id = openView(t, m, p, 80, 24)
+		event(t, m, p, EventInput, map[string]any{"term_id": p.id, "data": "exit\r"})
+		first := <-st.made
+		first.end(ExitStatus{Code: 0})
+		synctest.Wait()
+		require.Equal(t, 2, st.count())
+		require.Equal(t, 1, m.Running())
+	})
 }
