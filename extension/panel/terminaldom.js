@@ -16,7 +16,7 @@ export function bindTerminal(doc) {
     doc,
     tabChat: get('tab-chat'),
     tabTerminal: get('tab-terminal'),
-    chatPane: get('chat-pane'),
+    card: get('tab-chat')?.closest('section'),
     terminalPane: get('terminal-pane'),
     screen: get('terminal'),
     status: get('term-status'),
@@ -97,7 +97,7 @@ export function wireTerminal(els, client) {
   const select = async (terminal) => {
     els.tabChat.setAttribute('aria-selected', String(!terminal));
     els.tabTerminal.setAttribute('aria-selected', String(terminal));
-    els.chatPane.hidden = terminal;
+    els.card.dataset.pane = terminal ? 'terminal' : 'chat';
     els.terminalPane.hidden = !terminal;
     if (!terminal || !(await load())) return;
     refit();
