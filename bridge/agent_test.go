@@ -58,7 +58,7 @@ func agentDaemon(t *testing.T, files map[string]string, mode os.FileMode) *Serve
 func panelCall(t *testing.T, s *Server, method string, params any) (map[string]any, string) {
 	t.Helper()
 	raw, _ := json.Marshal(params)
-	v, perr := s.servePanel(nil, method, raw)
+	v, perr := s.servePanel(t.Context(), nil, method, raw)
 	if perr != nil {
 		return nil, perr.Code
 	}

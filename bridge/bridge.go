@@ -25,6 +25,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/safety"
 	"github.com/gasoline-mcp/gasoline/internal/state"
+	"github.com/gasoline-mcp/gasoline/internal/terminal"
 	"github.com/gasoline-mcp/gasoline/internal/version"
 )
 
@@ -58,6 +59,8 @@ type Server struct {
 	browser *browser
 	// agentSide is the session recorder, agent_watch and the panel.
 	agentSide agentSide
+	// terms are the panel's terminals, reached only over extension links.
+	terms *terminal.Manager
 
 	stop     context.CancelFunc // ends Run; used by /shutdown
 	stopOnce sync.Once
@@ -73,6 +76,9 @@ func (s *Server) Approvals() *approval.Engine { return s.safe.Approvals }
 
 // Extensions returns the hub of live extension links.
 func (s *Server) Extensions() *extlink.Hub { return &s.links }
+
+// Terminals returns the panel's terminals (tests; never an MCP tool).
+func (s *Server) Terminals() *terminal.Manager { return s.terms }
 
 // Port returns the port the daemon listens on.
 func (s *Server) Port() int { return s.port }
@@ -136,6 +142,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer s.safe.Close()
+	s.terms = terminal.New(terminal.Config{Dir: cfg.Dir, Logger: s.log})
+	defer s.terms.Close() // hangs up what is still running, then reaps it
 	if s.browser, err = s.newBrowser(ctx); err != nil {
 		closeAll(lns)
 		return err

@@ -9,6 +9,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/gasoline-mcp/gasoline/internal/extlink"
+	"github.com/gasoline-mcp/gasoline/internal/terminal"
 	"github.com/gasoline-mcp/gasoline/internal/wsutil"
 )
 
@@ -44,6 +45,7 @@ func (s *Server) handleHostWS(w http.ResponseWriter, r *http.Request) {
 		Serve:   s.servePanel,
 	})
 	err = l.Serve(r.Context())
+	s.terms.Drop(l)
 	s.links.Remove(l)
 	s.browser.tabs.LinkLost()
 	c.CloseNow()
@@ -54,6 +56,10 @@ func (s *Server) handleHostWS(w http.ResponseWriter, r *http.Request) {
 // goroutine and routes them; it never blocks. Tab state is updated before
 // the router forgets a tab, so a waiter whose events end can tell why.
 func (s *Server) onExtensionEvent(l *extlink.Link, ev extlink.Event) {
+	if terminal.Handles(ev.Method) {
+		s.terms.Event(l, ev.Method, ev.Params)
+		return
+	}
 	switch ev.Method {
 	case "cdp.event":
 		var p struct {

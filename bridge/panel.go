@@ -10,6 +10,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/panel"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
+	"github.com/gasoline-mcp/gasoline/internal/terminal"
 	"github.com/gasoline-mcp/gasoline/internal/watch"
 )
 
@@ -66,12 +67,17 @@ func (a *agentSide) wait() {
 	}
 }
 
-// servePanel answers the extension's panel requests (the link's Serve).
-func (s *Server) servePanel(_ *extlink.Link, method string, params json.RawMessage) (any, *protocol.Error) {
+// servePanel answers the extension's panel requests (the link's Serve:
+// each in its own goroutine, off the link's reader; ctx ends with the
+// link). Terminal streams go to the terminals, the rest to the panel.
+func (s *Server) servePanel(ctx context.Context, l *extlink.Link, method string, params json.RawMessage) (any, *protocol.Error) {
+	if terminal.Handles(method) {
+		return s.terms.Serve(ctx, l, method, params)
+	}
 	if s.agentSide.panel == nil {
 		return nil, protocol.Errorf(protocol.CodeInternal, true, "the panel is not running in this daemon (it is starting or shutting down); retry in a moment")
 	}
-	return s.agentSide.panel.Serve(method, params)
+	return s.agentSide.panel.Serve(ctx, method, params)
 }
 
 // AgentWatch returns the agent_watch watcher: tests read and set it;

@@ -26,6 +26,7 @@ const relay = new Relay({
 // conversation's events (panel.event).
 const panels = new PanelBridge({
   request: (method, params) => viaConnector(connector)(method, params),
+  notify: (method, params) => connector.notify(method, params),
   selfId: chrome.runtime.id,
   log,
 });

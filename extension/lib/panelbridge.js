@@ -4,8 +4,10 @@
 // methods of PROTOCOL.md, and every connected panel hears the link's state
 // changes and the daemon's approval and conversation events. The panel is UI only: it never
 // reaches the daemon any other way, and the agent never reaches the panel.
+// A panel's terminal stream goes through termbridge.js.
 
 import { errorText } from './errors.js';
+import { TERM_METHODS, TERM_UP, TermBridge } from './termbridge.js';
 
 export const PANEL_PORT = 'panel';
 
@@ -19,6 +21,7 @@ export const PANEL_METHODS = Object.freeze([
   'panel.history',
   'panel.providers',
   'panel.export',
+  ...TERM_METHODS,
 ]);
 
 /** Daemon events forwarded to the panels. */
@@ -62,6 +65,8 @@ export class PanelBridge {
    * @param {object} opts
    * @param {(method: string, params: object) => Promise<unknown>} opts.request
    *   sends a request to the daemon (see viaConnector)
+   * @param {(method: string, params: object) => boolean} [opts.notify]
+   *   sends an event to the daemon (a panel's terminal stream)
    * @param {string} opts.selfId chrome.runtime.id: only its pages may connect
    * @param {(text: string) => void} [opts.log]
    * @param {() => number} [opts.now] epoch milliseconds
@@ -76,6 +81,12 @@ export class PanelBridge {
     // The link as the panel sees it; down_since is when it last stopped
     // being ready (or when this worker started).
     this.link = { state: 'connecting', down_since: this.now() };
+    this.terms = new TermBridge({
+      request: this.request,
+      notify: opts.notify ?? (() => false),
+      send: (port, msg) => this.send(port, msg),
+      log: this.log,
+    });
   }
 
   /**
@@ -94,6 +105,7 @@ export class PanelBridge {
       port.onMessage.removeListener(onMessage);
       port.onDisconnect.removeListener(onDisconnect);
       this.ports.delete(port);
+      this.terms.portClosed(port);
     };
     port.onMessage.addListener(onMessage);
     port.onDisconnect.addListener(onDisconnect);
@@ -134,6 +146,7 @@ export class PanelBridge {
       link.down_since = wasReady ? this.now() : this.link.down_since;
     }
     this.link = link;
+    this.terms.linkChanged();
     this.broadcast({ method: 'link.state', params: link });
   }
 
@@ -142,12 +155,17 @@ export class PanelBridge {
    * @returns {boolean} whether the event was a panel event
    */
   event(method, params) {
+    if (this.terms.toPanel(method, params)) return true;
     if (!PANEL_EVENTS.includes(method)) return false;
     this.broadcast({ method, params });
     return true;
   }
 
   async receive(port, msg) {
+    if (msg?.id === undefined && TERM_UP.includes(msg?.method)) {
+      this.terms.fromPanel(port, msg.method, msg.params);
+      return;
+    }
     const id = msg?.id;
     if (!Number.isInteger(id) || id < 1 || typeof msg.method !== 'string') {
       this.log('panel message dropped: not a request');
@@ -171,6 +189,12 @@ export class PanelBridge {
     let reply;
     try {
       reply = { id, result: (await this.request(msg.method, params)) ?? {} };
+      if (msg.method === 'term.open') {
+        this.terms.opened(port, reply.result);
+        // The panel left meanwhile: its new view closes at once.
+        if (!this.ports.has(port)) this.terms.portClosed(port);
+      }
+      if (msg.method === 'term.close') this.terms.closed(params);
     } catch (err) {
       this.log(`panel ${msg.method} failed: ${err?.code ?? 'error'}`);
       reply = { id, error: panelError(err) };

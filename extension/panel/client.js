@@ -88,6 +88,21 @@ export class PanelClient {
     });
   }
 
+  /**
+   * Sends an event to the worker (the terminal's stream); false when the
+   * port is down.
+   */
+  notify(method, params) {
+    if (!this.port) return false;
+    try {
+      this.port.postMessage({ method, params });
+      return true;
+    } catch {
+      this.dropped(this.port);
+      return false;
+    }
+  }
+
   receive(port, msg) {
     if (port !== this.port || !msg || typeof msg !== 'object') return;
     if (!this.opened) {

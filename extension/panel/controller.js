@@ -57,6 +57,9 @@ export class PanelController {
     });
     this.ticks = 0;
     this.tickTimer = null;
+    // The Terminal tab's session (terminal.js), when the page has one:
+    // it takes the worker's term.* events and hears the port drop.
+    this.terminal = opts.terminal ?? null;
   }
 
   start() {
@@ -120,11 +123,18 @@ export class PanelController {
     const now = this.now();
     if (state === 'connecting') this.model.portConnecting(now);
     else if (state === 'open') this.model.portOpened();
-    else this.model.portClosed(now);
+    else {
+      this.model.portClosed(now);
+      this.terminal?.portClosed();
+    }
     this.render();
   }
 
   event(method, params) {
+    if (method.startsWith('term.')) {
+      this.terminal?.event(method, params);
+      return;
+    }
     if (method === 'link.state') {
       if (this.model.linkChanged(params)) this.refresh();
     } else if (method === 'approval.event') {

@@ -4,6 +4,7 @@
 import { PanelController } from './controller.js';
 import { wireChat } from './chatdom.js';
 import { bind, renderer } from './dom.js';
+import { bindTerminal, wireTerminal } from './terminaldom.js';
 
 const CONVERSATION_KEY = 'panel.conversation';
 
@@ -67,4 +68,5 @@ const controller = new PanelController({
   download,
 });
 wireChat(els, controller);
+controller.terminal = wireTerminal(bindTerminal(document), controller.client);
 controller.start();

@@ -17,15 +17,19 @@ func (l *latencies) time(f func() error) error {
 	return err
 }
 
-func (l latencies) report(b *testing.B) {
+func (l latencies) report(b *testing.B) { l.reportAs(b, "") }
+
+// reportAs reports p50/p95 with a prefix on the units (several series in
+// one benchmark).
+func (l latencies) reportAs(b *testing.B, prefix string) {
 	if len(l) == 0 {
 		return
 	}
 	s := slices.Clone(l)
 	slices.Sort(s)
 	q := func(p float64) float64 { return float64(s[int(p*float64(len(s)-1))].Microseconds()) / 1000 }
-	b.ReportMetric(q(0.50), "p50-ms")
-	b.ReportMetric(q(0.95), "p95-ms")
+	b.ReportMetric(q(0.50), prefix+"p50-ms")
+	b.ReportMetric(q(0.95), prefix+"p95-ms")
 }
 
 // BenchmarkE2EEcho: daemon → host → extension → host → daemon `ping`.

@@ -32,7 +32,7 @@ const panelURL = "chrome-extension://efmkjhahfhlpnniaiinagccopblhbdkc/sidepanel.
 
 // panel is the panel page under test.
 type panel struct {
-	t     *testing.T
+	t     testing.TB
 	s     cdproto.Session
 	wait  time.Duration // bound of each waitFor
 	close func()        // closes its tab
@@ -56,7 +56,7 @@ func openPanel(t *testing.T, ctx context.Context, c *Chain) *panel {
 	return p
 }
 
-func newPanel(t *testing.T, ctx context.Context, s cdproto.Session) *panel {
+func newPanel(t testing.TB, ctx context.Context, s cdproto.Session) *panel {
 	_, err := cdproto.Call(ctx, s, emulation.SetDeviceMetricsOverride,
 		emulation.SetDeviceMetricsOverrideParams{Width: 420, Height: 1000, DeviceScaleFactor: 1})
 	require.NoError(t, err)

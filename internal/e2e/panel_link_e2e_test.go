@@ -50,7 +50,7 @@ type devSession struct {
 	id string
 }
 
-func dialDevTools(t *testing.T, ctx context.Context, userDataDir string) *devtools {
+func dialDevTools(t testing.TB, ctx context.Context, userDataDir string) *devtools {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(userDataDir, "DevToolsActivePort"))
 	require.NoError(t, err)
@@ -147,7 +147,7 @@ func (s devSession) Subscribe(string) (<-chan jsonv2.Value, func()) {
 }
 
 // openPanelDirect opens the panel in a new target through DevTools.
-func openPanelDirect(t *testing.T, ctx context.Context, c *Chain) *panel {
+func openPanelDirect(t testing.TB, ctx context.Context, c *Chain) *panel {
 	t.Helper()
 	browser := devSession{d: dialDevTools(t, ctx, c.Browser.UserDataDir)}
 	created, err := cdproto.Call(ctx, browser, target.CreateTarget, target.CreateTargetParams{URL: panelURL})

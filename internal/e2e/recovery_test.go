@@ -40,7 +40,7 @@ func getHealth(port int) (health, bool) {
 
 // eventually polls an outside process's state (the spawned daemon and
 // Chromium send us no signal) until cond holds, failing after bound.
-func eventually(t *testing.T, bound time.Duration, what string, cond func() bool) {
+func eventually(t testing.TB, bound time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(bound)
 	for !cond() {

@@ -218,7 +218,12 @@ func TestE2ESidePanelChat(t *testing.T) {
 	p.waitFor(ctx, "approval in the activity", `[...document.querySelectorAll('#timeline .event .what')].some((e) => e.textContent === 'Approved')`)
 	p.fullShot(ctx, "07-after-approve.png")
 
-	// Export: a redacted JSON file, offered through a blob URL.
+	// Export: a redacted JSON file, offered through a blob URL. The page's
+	// viewport is set to a size nothing defaults to: the export reads it
+	// from the tab over the link while the link serves the panel's request.
+	_, err = cdproto.Call(ctx, c.Server.CDP(shopTab), emulation.SetDeviceMetricsOverride,
+		emulation.SetDeviceMetricsOverrideParams{Width: 1111, Height: 777, DeviceScaleFactor: 1})
+	require.NoError(t, err)
 	p.click(ctx, "#export")
 	p.waitFor(ctx, "the export link", `document.getElementById('export-link').href.startsWith('blob:')`)
 	var exported string
@@ -227,6 +232,13 @@ func TestE2ESidePanelChat(t *testing.T) {
 	require.NotContains(t, exported, chatSecret)
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal([]byte(exported), &doc))
+	var replay struct {
+		Replay struct {
+			Viewport struct{ Width, Height int } `json:"viewport"`
+		} `json:"replay"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(exported), &replay))
+	require.Equal(t, struct{ Width, Height int }{1111, 777}, replay.Replay.Viewport, "the tab's real viewport, not the default")
 	name := p.text(ctx, "#export-link")
 	require.Regexp(t, `^gasoline-export-.*\.json$`, name)
 	eventually(t, 15*time.Second, "the export downloaded", func() bool {

@@ -26,7 +26,7 @@ import (
 var shotsOnce sync.Once
 
 // shotsDir is where the side panel's screenshots go; logged once per run.
-func shotsDir(t *testing.T) string {
+func shotsDir(t testing.TB) string {
 	dir := os.Getenv("GASOLINE_SHOTS")
 	if dir == "" {
 		dir = filepath.Join(RepoRoot(), "out", "e2e", "sidepanel")

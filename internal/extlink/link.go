@@ -41,11 +41,23 @@ type Options struct {
 	// OnReady is called once after a successful hello.
 	OnReady func(l *Link)
 	// Serve answers the extension's requests other than hello and ping
-	// (the agent panel's calls). It runs on the link's read goroutine, so
-	// it must be quick. Nil: every other method is unknown.
-	Serve  func(l *Link, method string, params json.RawMessage) (any, *protocol.Error)
-	Logger *slog.Logger
+	// (the agent panel's calls). Each request runs in its own goroutine,
+	// off the read goroutine, at most MaxServing at once; ctx ends when the
+	// link does, and Serve (the Link's) waits for every handler to return.
+	// Nil: every other method is unknown.
+	Serve func(ctx context.Context, l *Link, method string, params json.RawMessage) (any, *protocol.Error)
+	// MaxServing bounds the requests served at once; default 16. A
+	// request over the bound is answered at once with busy (retryable):
+	// the reader never waits for a handler, and a stuck handler shows up
+	// as an error rather than a queue that grows.
+	MaxServing int
+	Logger     *slog.Logger
 }
+
+// DefaultMaxServing is Options.MaxServing's default: far above what the
+// panel keeps in flight (status, approvals, providers, history, a chat, an
+// export, a terminal).
+const DefaultMaxServing = 16
 
 // Link is one live connection to an extension through a native host.
 type Link struct {
@@ -60,6 +72,9 @@ type Link struct {
 	closed  error // non-nil once the link is closed
 	hello   *protocol.Hello
 	ready   chan struct{}
+
+	slots   chan struct{}  // one token per request being served
+	serving sync.WaitGroup // the request handlers; Serve waits for them
 }
 
 type result struct {
@@ -73,15 +88,23 @@ func New(conn Conn, opts Options) *Link {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Link{conn: conn, opts: opts, log: log, pending: map[int64]chan result{}, ready: make(chan struct{})}
+	if opts.MaxServing <= 0 {
+		opts.MaxServing = DefaultMaxServing
+	}
+	return &Link{conn: conn, opts: opts, log: log, pending: map[int64]chan result{}, ready: make(chan struct{}),
+		slots: make(chan struct{}, opts.MaxServing)}
 }
 
 // ErrClosed is wrapped by errors of calls on a closed link.
 var ErrClosed = errors.New("extlink: link closed")
 
 // Serve reads messages until the connection fails or ctx ends, then fails
-// every pending call with extension_disconnected. It owns the read side.
+// every pending call with extension_disconnected, ends the contexts of the
+// requests being served and waits for their handlers. It owns the read
+// side, and it never blocks on a handler: requests are served off it.
 func (l *Link) Serve(ctx context.Context) error {
+	hctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var err error
 	for {
 		var raw []byte
@@ -89,9 +112,11 @@ func (l *Link) Serve(ctx context.Context) error {
 		if err != nil {
 			break
 		}
-		l.handle(ctx, raw)
+		l.handle(hctx, raw)
 	}
 	l.shutdown(err)
+	cancel()
+	l.serving.Wait()
 	return err
 }
 
@@ -200,16 +225,7 @@ func (l *Link) handle(ctx context.Context, raw []byte) {
 		}
 		ch <- result{raw: m.Result, err: m.Error}
 	case m.IsRequest():
-		res, perr := l.serve(&m)
-		out, err := protocol.Reply(m.ID, res, perr)
-		if err == nil {
-			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			err = l.conn.Write(wctx, out)
-			cancel()
-		}
-		if err != nil {
-			l.log.Warn("extlink: writing reply", "method", m.Method, "err", err)
-		}
+		l.request(ctx, &m)
 	case m.IsEvent():
 		if l.opts.OnEvent != nil {
 			l.opts.OnEvent(l, Event{Method: m.Method, Params: m.Params})
@@ -219,24 +235,72 @@ func (l *Link) handle(ctx context.Context, raw []byte) {
 	}
 }
 
-// serve answers the extension's requests to the daemon.
-func (l *Link) serve(m *protocol.Message) (any, *protocol.Error) {
+// request answers one of the extension's requests. hello, ping and the
+// refusals are answered here, on the read goroutine (they are quick, and
+// hello must complete before the next message is read); everything else is
+// served in a goroutine of its own, bounded by the link's slots.
+func (l *Link) request(ctx context.Context, m *protocol.Message) {
 	if m.Method == protocol.MethodHello {
-		return l.onHello(m.Params)
+		res, perr := l.onHello(m.Params)
+		l.reply(ctx, m, res, perr)
+		return
 	}
 	select {
 	case <-l.ready:
 	default:
-		return nil, protocol.Errorf(protocol.CodeNotReady, false, "send hello first")
+		l.reply(ctx, m, nil, protocol.Errorf(protocol.CodeNotReady, false, "send hello first"))
+		return
 	}
-	switch m.Method {
-	case protocol.MethodPing:
-		return map[string]any{"pong": true, "time": time.Now().UTC().Format(time.RFC3339Nano)}, nil
+	switch {
+	case m.Method == protocol.MethodPing:
+		l.reply(ctx, m, map[string]any{"pong": true, "time": time.Now().UTC().Format(time.RFC3339Nano)}, nil)
+		return
+	case l.opts.Serve == nil:
+		l.reply(ctx, m, nil, protocol.Errorf(protocol.CodeUnknownMethod, false, "the daemon has no method %q", m.Method))
+		return
 	}
-	if l.opts.Serve != nil {
-		return l.opts.Serve(l, m.Method, m.Params)
+	select {
+	case l.slots <- struct{}{}:
+	default:
+		l.log.Warn("extlink: request refused, too many in flight", "method", m.Method, "max", cap(l.slots))
+		e := protocol.Errorf(protocol.CodeBusy, true, "the daemon is already serving %d requests from this extension; retry shortly", cap(l.slots))
+		e.RetryAfterMS = 250
+		l.reply(ctx, m, nil, e)
+		return
 	}
-	return nil, protocol.Errorf(protocol.CodeUnknownMethod, false, "the daemon has no method %q", m.Method)
+	l.serving.Add(1)
+	go func() {
+		defer l.serving.Done()
+		defer func() { <-l.slots }()
+		res, perr := l.serveOne(ctx, m)
+		l.reply(ctx, m, res, perr)
+	}()
+}
+
+// serveOne runs the Serve handler; a panic in it fails the request, never
+// the daemon.
+func (l *Link) serveOne(ctx context.Context, m *protocol.Message) (res any, perr *protocol.Error) {
+	defer func() {
+		if p := recover(); p != nil {
+			l.log.Error("extlink: request handler panicked", "method", m.Method, "panic", fmt.Sprint(p))
+			res, perr = nil, protocol.Errorf(protocol.CodeInternal, false, "the daemon failed serving %s (a bug; see logs/daemon.log)", m.Method)
+		}
+	}()
+	return l.opts.Serve(ctx, l, m.Method, m.Params)
+}
+
+// reply writes the answer to m, bounded; the caller's cancellation (the
+// link ending) drops it.
+func (l *Link) reply(ctx context.Context, m *protocol.Message, res any, perr *protocol.Error) {
+	out, err := protocol.Reply(m.ID, res, perr)
+	if err == nil {
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err = l.conn.Write(wctx, out)
+		cancel()
+	}
+	if err != nil {
+		l.log.Warn("extlink: writing reply", "method", m.Method, "err", err)
+	}
 }
 
 // Notify sends an event to the extension (no reply).

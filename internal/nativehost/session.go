@@ -102,11 +102,21 @@ type writeStdoutError struct{ err error }
 
 func (e writeStdoutError) Error() string { return "writing to Chrome: " + e.err.Error() }
 
-// down forwards the daemon's messages to Chrome until the connection fails.
+// down forwards the daemon's messages to Chrome until the connection
+// fails, through an outbox whose writer it owns: the terminal's stream
+// yields to everything else (outbox.go). What was read before the
+// connection failed is still written.
 func (r *relay) down(ctx context.Context, c *websocket.Conn) error {
+	out := newOutbox()
+	werr := make(chan error, 1)
+	go func() { werr <- out.run(ctx, r.out) }()
 	for {
 		_, msg, err := c.Read(ctx)
 		if err != nil {
+			out.close()
+			if werr := <-werr; werr != nil {
+				return writeStdoutError{werr}
+			}
 			return err
 		}
 		h := peek(msg)
@@ -116,8 +126,17 @@ func (r *relay) down(ctx context.Context, c *websocket.Conn) error {
 			r.mu.Unlock()
 		}
 		r.src.down(msg, h)
-		if err := r.out.WriteMessage(msg); err != nil {
+		select {
+		case out.queue(h) <- msg:
+		case err := <-werr:
+			if err == nil { // ctx ended
+				return ctx.Err()
+			}
 			return writeStdoutError{err}
+		case <-ctx.Done():
+			out.close()
+			<-werr
+			return ctx.Err()
 		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 // panelExport answers panel.export: the panel session's redacted export,
 // with one conversation's events (or all conversations').
-func (p *Panel) panelExport(raw json.RawMessage) (any, *protocol.Error) {
+func (p *Panel) panelExport(ctx context.Context, raw json.RawMessage) (any, *protocol.Error) {
 	var q struct {
 		ConversationID string `json:"conversation_id"`
 	}
@@ -26,7 +26,7 @@ func (p *Panel) panelExport(raw json.RawMessage) (any, *protocol.Error) {
 	if q.ConversationID != "" && len(conv) == 0 {
 		return nil, protocol.Errorf(CodeConversationLost, false, "conversation %s is gone (the daemon restarted)", q.ConversationID)
 	}
-	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	out, err := p.cfg.Export(ctx, SessionID, conv)
 	if err != nil {

@@ -116,8 +116,9 @@ func (p *Panel) Chat() *agent.Chat { return p.chat }
 // Session returns the panel's MCP session.
 func (p *Panel) Session() *session.Session { return p.session }
 
-// Serve answers one panel request from the extension.
-func (p *Panel) Serve(method string, params json.RawMessage) (any, *protocol.Error) {
+// Serve answers one panel request from the extension; ctx ends with the
+// link (or the request).
+func (p *Panel) Serve(ctx context.Context, method string, params json.RawMessage) (any, *protocol.Error) {
 	switch method {
 	case "approvals.list":
 		return map[string]any{"pending": p.cfg.Approvals.Pending(""), "grants": p.cfg.Approvals.Grants("")}, nil
@@ -132,9 +133,9 @@ func (p *Panel) Serve(method string, params json.RawMessage) (any, *protocol.Err
 	case "panel.history":
 		return p.panelHistory(params)
 	case "panel.providers":
-		return p.panelProviders(), nil
+		return p.panelProviders(ctx), nil
 	case "panel.export":
-		return p.panelExport(params)
+		return p.panelExport(ctx, params)
 	}
 	return nil, protocol.Errorf(protocol.CodeUnknownMethod, false, "the daemon has no method %q", method)
 }

@@ -13,8 +13,8 @@ type providerStatus struct {
 }
 
 // panelProviders checks every provider at once, bounded.
-func (p *Panel) panelProviders() map[string]any {
-	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+func (p *Panel) panelProviders(ctx context.Context) map[string]any {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	out := make([]providerStatus, len(p.order))
 	var wg sync.WaitGroup

@@ -46,6 +46,9 @@ const (
 	CodeTabClosed             = "tab_closed"
 	CodeDetached              = "detached"
 	CodeInternal              = "internal"
+	// CodeBusy: the receiver is serving as many requests as it takes at
+	// once; retry after retry_after_ms.
+	CodeBusy = "busy"
 )
 
 // Error is a structured error: a stable code, a message that says what to
