@@ -43,6 +43,21 @@ func BuildHost(dir string) (string, error) {
 	return out, nil
 }
 
+// EnsureVendor makes sure the extension's vendored libraries (axe-core,
+// xterm.js; tools/vendor) are in extension/vendor, as `make vendor` does:
+// the extension under test loads them.
+func EnsureVendor() error {
+	if _, err := os.Stat(filepath.Join(RepoRoot(), "extension", "vendor", "versions.json")); err == nil {
+		return nil
+	}
+	cmd := exec.Command("bash", "tools/vendor/vendor.sh")
+	cmd.Dir = RepoRoot()
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("vendoring the extension's libraries (make vendor): %v\n%s", err, b)
+	}
+	return nil
+}
+
 // FreePort returns a loopback port that was free a moment ago.
 func FreePort(tb testing.TB) int {
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")

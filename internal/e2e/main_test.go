@@ -16,6 +16,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	hostBin, err = BuildHost(dir)
+	if err == nil {
+		err = EnsureVendor()
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
