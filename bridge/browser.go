@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/gasoline-mcp/gasoline/internal/analyze"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
@@ -21,6 +22,7 @@ type browser struct {
 	feed  *observe.Feed
 	obs   *observe.Observer
 	act   *interactor // snapshot refs and the actions engine (interact.go)
+	ana   *analyze.Analyzer
 }
 
 // serverRedactor is where server-stage redaction (SAFETY.md, stage 2) sits
@@ -54,6 +56,7 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 	s.scoper = b.scope
 	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Link: &s.links, Dir: s.cfg.Dir,
 		ResolveRef: b.act.resolveRef, Logger: s.log})
+	b.ana = s.newAnalyzer(b)
 	return b, nil
 }
 
@@ -62,6 +65,7 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 func (b *browser) register(m *mcpserver.Server) {
 	b.obs.Register(m)
 	b.act.register(m)
+	b.ana.Register(m)
 	m.Handle("interact", "new_tab", b.newTab)
 	m.Handle("interact", "navigate", b.navigate)
 	m.Handle("interact", "switch_tab", b.switchTab)

@@ -1,0 +1,226 @@
+package analyze
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+)
+
+// analyze error_clusters: the tab's console errors, uncaught exceptions
+// and failed requests grouped by cause. Errors group by their message with
+// the variable parts (numbers, ids, quoted strings, URLs) taken out and by
+// the code location that raised them, so one bug logging many ids is one
+// cluster and one message raised from two places is two. Failed requests
+// group by method, status and path pattern; an error whose message names
+// a failed request's path is linked to it.
+
+// Cluster is one cause.
+type Cluster struct {
+	Kind      string    `json:"kind"` // error (console or exception) or network
+	Signature string    `json:"signature"`
+	Count     int       `json:"count"`
+	Distinct  int       `json:"distinct"` // distinct messages (or URLs)
+	Examples  []string  `json:"examples"`
+	Location  string    `json:"location,omitempty"` // url:line:column of the latest occurrence
+	FirstSeen time.Time `json:"first_seen"`
+	LastSeen  time.Time `json:"last_seen"`
+	// Related are the signatures of failed-request clusters whose path
+	// the error's message names.
+	Related []string `json:"related,omitempty"`
+}
+
+// ClustersReport is error_clusters' answer, the most frequent cause first.
+type ClustersReport struct {
+	TabID    int       `json:"tab_id"`
+	Clusters []Cluster `json:"clusters"`
+	Errors   int       `json:"errors"`          // occurrences grouped
+	Failed   int       `json:"failed_requests"` // failed requests grouped
+}
+
+var (
+	reURL    = regexp.MustCompile(`\b[a-z][a-z0-9+.-]*://[^\s'"<>)]+`)
+	reQuoted = regexp.MustCompile(`'[^']*'|"[^"]*"|` + "`[^`]*`")
+	reUUID   = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	reHex    = regexp.MustCompile(`(?i)\b(0x)?[0-9a-f]*[0-9][0-9a-f]*\b`)
+	reNum    = regexp.MustCompile(`\d+(\.\d+)?`)
+	reSpaces = regexp.MustCompile(`\s+`)
+)
+
+// normalize takes the variable parts out of an error message.
+func normalize(msg string) string {
+	s := reURL.ReplaceAllString(msg, "<url>")
+	s = reQuoted.ReplaceAllString(s, "<str>")
+	s = reUUID.ReplaceAllString(s, "<id>")
+	s = reHex.ReplaceAllStringFunc(s, func(m string) string {
+		if len(m) >= 6 || strings.HasPrefix(strings.ToLower(m), "0x") {
+			return "<id>"
+		}
+		return m
+	})
+	s = reNum.ReplaceAllString(s, "<n>")
+	return strings.TrimSpace(reSpaces.ReplaceAllString(s, " "))
+}
+
+// pathPattern is a URL's path with its numeric and id segments
+// generalized (/api/users/17 → /api/users/<n>).
+func pathPattern(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Path == "" {
+		return u
+	}
+	segs := strings.Split(p.Path, "/")
+	for i, s := range segs {
+		switch {
+		case s == "":
+		case reUUID.MatchString(s):
+			segs[i] = "<id>"
+		case strings.Trim(s, "0123456789") == "":
+			segs[i] = "<n>"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+func (a *Analyzer) errorClusters(_ context.Context, c *mcpserver.Call) (any, error) {
+	tab, err := a.cfg.Tabs.Tab(c.Session.ID(), c.Int("tab_id", 0))
+	if err != nil {
+		return nil, err
+	}
+	r := a.clusters(tab)
+	if l := limitOf(c, 100, 1000); len(r.Clusters) > l {
+		r.Clusters = r.Clusters[:l]
+	}
+	return result(clustersText(r), r)
+}
+
+// clusters groups the tab's errors and failed requests.
+func (a *Analyzer) clusters(tab int) *ClustersReport {
+	r := &ClustersReport{TabID: tab, Clusters: []Cluster{}}
+	byKey := map[string]*Cluster{}
+	msgs := map[string]map[string]bool{}
+	for _, g := range a.cfg.Store.Errors(tab) {
+		loc := ""
+		if g.URL != "" {
+			loc = g.URL + ":" + strconv.Itoa(g.Line) + ":" + strconv.Itoa(g.Column)
+		}
+		sig := normalize(g.Message)
+		k := "error\x00" + sig + "\x00" + loc
+		cl := byKey[k]
+		if cl == nil {
+			cl = &Cluster{Kind: "error", Signature: sig, Location: loc, FirstSeen: g.FirstSeen}
+			byKey[k], msgs[k] = cl, map[string]bool{}
+		}
+		add(cl, msgs[k], g.Message, g.Count, g.FirstSeen, g.LastSeen)
+		r.Errors += g.Count
+	}
+	var failed []capture.Request
+	var after uint64
+	for range 20 {
+		pg := a.cfg.Store.Network(tab, capture.NetworkQuery{After: after, Limit: capture.MaxLimit, FailedOnly: true})
+		failed = append(failed, pg.Entries...)
+		after = pg.Next
+		if !pg.Truncated {
+			break
+		}
+	}
+	paths := map[string]string{} // a failed request's path → its cluster's signature
+	for _, q := range failed {
+		status := strconv.Itoa(q.Status)
+		if q.Failed {
+			status = q.ErrorText
+		}
+		sig := q.Method + " " + status + " " + pathPattern(q.URL)
+		k := "network\x00" + sig
+		cl := byKey[k]
+		if cl == nil {
+			cl = &Cluster{Kind: "network", Signature: sig, FirstSeen: q.Start}
+			byKey[k], msgs[k] = cl, map[string]bool{}
+		}
+		add(cl, msgs[k], q.URL, 1, q.Start, q.Start)
+		if p, err := url.Parse(q.URL); err == nil && len(p.Path) > 1 {
+			paths[p.Path] = sig
+		}
+		r.Failed++
+	}
+	for _, cl := range byKey {
+		if cl.Kind != "error" {
+			continue
+		}
+		for p, sig := range paths {
+			if strings.Contains(strings.Join(cl.Examples, "\n"), p) && !contains(cl.Related, sig) {
+				cl.Related = append(cl.Related, sig)
+			}
+		}
+		sort.Strings(cl.Related)
+	}
+	for _, cl := range byKey {
+		r.Clusters = append(r.Clusters, *cl)
+	}
+	sort.Slice(r.Clusters, func(i, j int) bool {
+		ci, cj := r.Clusters[i], r.Clusters[j]
+		if ci.Count != cj.Count {
+			return ci.Count > cj.Count
+		}
+		return ci.FirstSeen.Before(cj.FirstSeen)
+	})
+	return r
+}
+
+// add counts n occurrences of msg in cl.
+func add(cl *Cluster, seen map[string]bool, msg string, n int, first, last time.Time) {
+	cl.Count += n
+	if !seen[msg] {
+		seen[msg] = true
+		cl.Distinct++
+		if len(cl.Examples) < 3 {
+			cl.Examples = append(cl.Examples, clipText(msg, 300))
+		}
+	}
+	if first.Before(cl.FirstSeen) {
+		cl.FirstSeen = first
+	}
+	if last.After(cl.LastSeen) {
+		cl.LastSeen = last
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func clustersText(r *ClustersReport) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tab %d: %d cluster(s) from %d error(s) and %d failed request(s)", r.TabID, len(r.Clusters), r.Errors, r.Failed)
+	for _, cl := range r.Clusters {
+		fmt.Fprintf(&b, "\n- [%s] %s ×%d", cl.Kind, cl.Signature, cl.Count)
+		if cl.Distinct > 1 {
+			fmt.Fprintf(&b, " (%d variants)", cl.Distinct)
+		}
+		if cl.Location != "" {
+			fmt.Fprintf(&b, " at %s", cl.Location)
+		}
+		for _, rel := range cl.Related {
+			fmt.Fprintf(&b, "\n  related: %s", rel)
+		}
+		for _, ex := range cl.Examples {
+			fmt.Fprintf(&b, "\n  e.g. %s", ex)
+		}
+	}
+	if len(r.Clusters) == 0 {
+		b.WriteString("\nno errors or failed requests captured in this tab")
+	}
+	return b.String()
+}

@@ -1,0 +1,65 @@
+// analyze dom: a DOM subtree (a ref's element, the first match of a
+// selector, or the body) with its attributes, depth- and count-bounded.
+// Open shadow roots are walked; the text of hidden elements is dropped.
+(opts) => {
+  let root;
+  let matches = 1;
+  if (opts.root_ref) {
+    root = globalThis.__gasoline?.byN.get(opts.root_ref)?.deref();
+    if (!root) throw 'no_match';
+  } else if (opts.selector) {
+    const found = within(opts.selector);
+    matches = found.length;
+    root = found[0];
+  } else {
+    root = document.body || document.documentElement;
+  }
+  const nodes = [];
+  let cut = 0;
+  let deeper = 0;
+  const count = (n) => {
+    let k = 0;
+    const w = document.createTreeWalker(n, NodeFilter.SHOW_ELEMENT);
+    while (w.nextNode()) k++;
+    return k;
+  };
+  const walk = (n, depth) => {
+    if (nodes.length >= opts.limit) {
+      cut++;
+      return;
+    }
+    if (n.nodeType === 3) {
+      const s = norm(n.data);
+      if (!s) return;
+      if (!n.parentElement || !visibleText(n.parentElement)) {
+        H.dropped += s.length;
+        return;
+      }
+      nodes.push({ d: depth, text: clip(s, opts.max_text) });
+      return;
+    }
+    if (n.nodeType !== 1) return;
+    const el = n;
+    const attrs = [...el.attributes].map((a) => [a.name, clip(norm(a.value), opts.max_attr)]);
+    const hidden = !visible(el);
+    nodes.push({ d: depth, tag: el.localName, attrs, ref: refOf(el), hidden });
+    if (SKIP_TEXT.has(el.localName)) return;
+    if (hidden) {
+      H.dropped += norm(el.textContent || '').length;
+      return;
+    }
+    const kids = [...el.childNodes];
+    if (!kids.length && !el.shadowRoot) return;
+    if (depth + 1 >= opts.depth) {
+      deeper += count(el) + (el.shadowRoot ? 1 : 0);
+      return;
+    }
+    if (el.shadowRoot) {
+      nodes.push({ d: depth + 1, shadow: el.shadowRoot.mode });
+      for (const k of el.shadowRoot.childNodes) walk(k, depth + 2);
+    }
+    for (const k of kids) walk(k, depth + 1);
+  };
+  walk(root, 0);
+  return { url: location.href, matches, nodes, cut, deeper };
+}
