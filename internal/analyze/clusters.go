@@ -22,18 +22,19 @@ import (
 // group by method, status and path pattern; an error whose message names
 // a failed request's path is linked to it.
 
-// Cluster is one cause.
+// Cluster is one cause. (Its pattern is not called a signature: that
+// name is a secret's to the redaction gateway.)
 type Cluster struct {
 	Kind      string    `json:"kind"` // error (console or exception) or network
-	Signature string    `json:"signature"`
+	Pattern   string    `json:"pattern"` // the message with its variable parts as <n>, <id>, <str>, <url>
 	Count     int       `json:"count"`
 	Distinct  int       `json:"distinct"` // distinct messages (or URLs)
 	Examples  []string  `json:"examples"`
 	Location  string    `json:"location,omitempty"` // url:line:column of the latest occurrence
 	FirstSeen time.Time `json:"first_seen"`
 	LastSeen  time.Time `json:"last_seen"`
-	// Related are the signatures of failed-request clusters whose path
-	// the error's message names.
+	// Related are the patterns of failed-request clusters whose path the
+	// error's message names.
 	Related []string `json:"related,omitempty"`
 }
 
@@ -43,6 +44,9 @@ type ClustersReport struct {
 	Clusters []Cluster `json:"clusters"`
 	Errors   int       `json:"errors"`          // occurrences grouped
 	Failed   int       `json:"failed_requests"` // failed requests grouped
+	// Missed counts errors evicted from the capture buffers before they
+	// could be grouped (observe errors still counts them by message).
+	Missed int `json:"missed,omitempty"`
 }
 
 var (
@@ -106,23 +110,46 @@ func (a *Analyzer) clusters(tab int) *ClustersReport {
 	r := &ClustersReport{TabID: tab, Clusters: []Cluster{}}
 	byKey := map[string]*Cluster{}
 	msgs := map[string]map[string]bool{}
-	for _, g := range a.cfg.Store.Errors(tab) {
+	note := func(msg, url string, line, col int, at time.Time) {
+		msg, _, _ = strings.Cut(msg, "\n")
 		loc := ""
-		if g.URL != "" {
-			loc = g.URL + ":" + strconv.Itoa(g.Line) + ":" + strconv.Itoa(g.Column)
+		if url != "" {
+			loc = url + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(col)
 		}
-		sig := normalize(g.Message)
-		k := "error\x00" + sig + "\x00" + loc
+		pat := normalize(msg)
+		k := "error\x00" + pat + "\x00" + loc
 		cl := byKey[k]
 		if cl == nil {
-			cl = &Cluster{Kind: "error", Signature: sig, Location: loc, FirstSeen: g.FirstSeen}
+			cl = &Cluster{Kind: "error", Pattern: pat, Location: loc, FirstSeen: at}
 			byKey[k], msgs[k] = cl, map[string]bool{}
 		}
-		add(cl, msgs[k], g.Message, g.Count, g.FirstSeen, g.LastSeen)
-		r.Errors += g.Count
+		add(cl, msgs[k], msg, 1, at, at)
+		r.Errors++
+	}
+	var after uint64
+	for range 20 {
+		pg := a.cfg.Store.Exceptions(tab, after, capture.MaxLimit)
+		for _, e := range pg.Entries {
+			note(e.Message, e.URL, e.Line, e.Column, e.Time)
+		}
+		r.Missed += int(pg.Missed)
+		if after = pg.Next; !pg.Truncated {
+			break
+		}
+	}
+	after = 0
+	for range 20 {
+		pg := a.cfg.Store.Logs(tab, capture.LogQuery{Level: "error", After: after, Limit: capture.MaxLimit})
+		for _, e := range pg.Entries {
+			note(e.Text, e.URL, e.Line, e.Column, e.Time)
+		}
+		r.Missed += int(pg.Missed)
+		if after = pg.Next; !pg.Truncated {
+			break
+		}
 	}
 	var failed []capture.Request
-	var after uint64
+	after = 0
 	for range 20 {
 		pg := a.cfg.Store.Network(tab, capture.NetworkQuery{After: after, Limit: capture.MaxLimit, FailedOnly: true})
 		failed = append(failed, pg.Entries...)
@@ -141,7 +168,7 @@ func (a *Analyzer) clusters(tab int) *ClustersReport {
 		k := "network\x00" + sig
 		cl := byKey[k]
 		if cl == nil {
-			cl = &Cluster{Kind: "network", Signature: sig, FirstSeen: q.Start}
+			cl = &Cluster{Kind: "network", Pattern: sig, FirstSeen: q.Start}
 			byKey[k], msgs[k] = cl, map[string]bool{}
 		}
 		add(cl, msgs[k], q.URL, 1, q.Start, q.Start)
@@ -205,7 +232,7 @@ func clustersText(r *ClustersReport) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tab %d: %d cluster(s) from %d error(s) and %d failed request(s)", r.TabID, len(r.Clusters), r.Errors, r.Failed)
 	for _, cl := range r.Clusters {
-		fmt.Fprintf(&b, "\n- [%s] %s ×%d", cl.Kind, cl.Signature, cl.Count)
+		fmt.Fprintf(&b, "\n- [%s] %s ×%d", cl.Kind, cl.Pattern, cl.Count)
 		if cl.Distinct > 1 {
 			fmt.Fprintf(&b, " (%d variants)", cl.Distinct)
 		}
@@ -221,6 +248,9 @@ func clustersText(r *ClustersReport) string {
 	}
 	if len(r.Clusters) == 0 {
 		b.WriteString("\nno errors or failed requests captured in this tab")
+	}
+	if r.Missed > 0 {
+		fmt.Fprintf(&b, "\n(%d older errors were evicted from the buffers before they could be grouped)", r.Missed)
 	}
 	return b.String()
 }

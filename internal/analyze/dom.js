@@ -17,17 +17,15 @@
   const nodes = [];
   let cut = 0;
   let deeper = 0;
+  const emit = (n) => (nodes.length < opts.limit ? nodes.push(n) : cut++);
+  // count(n): the elements below n, shadow trees included.
   const count = (n) => {
     let k = 0;
     const w = document.createTreeWalker(n, NodeFilter.SHOW_ELEMENT);
-    while (w.nextNode()) k++;
+    for (let e = w.nextNode(); e; e = w.nextNode()) k += 1 + (e.shadowRoot ? count(e.shadowRoot) : 0);
     return k;
   };
   const walk = (n, depth) => {
-    if (nodes.length >= opts.limit) {
-      cut++;
-      return;
-    }
     if (n.nodeType === 3) {
       const s = norm(n.data);
       if (!s) return;
@@ -35,27 +33,26 @@
         H.dropped += s.length;
         return;
       }
-      nodes.push({ d: depth, text: clip(s, opts.max_text) });
+      emit({ d: depth, text: clip(s, opts.max_text) });
       return;
     }
     if (n.nodeType !== 1) return;
     const el = n;
     const attrs = [...el.attributes].map((a) => [a.name, clip(norm(a.value), opts.max_attr)]);
     const hidden = !visible(el);
-    nodes.push({ d: depth, tag: el.localName, attrs, ref: refOf(el), hidden });
+    emit({ d: depth, tag: el.localName, attrs, ref: refOf(el), hidden });
     if (SKIP_TEXT.has(el.localName)) return;
     if (hidden) {
       H.dropped += norm(el.textContent || '').length;
       return;
     }
     const kids = [...el.childNodes];
-    if (!kids.length && !el.shadowRoot) return;
     if (depth + 1 >= opts.depth) {
-      deeper += count(el) + (el.shadowRoot ? 1 : 0);
+      deeper += count(el) + (el.shadowRoot ? count(el.shadowRoot) : 0);
       return;
     }
     if (el.shadowRoot) {
-      nodes.push({ d: depth + 1, shadow: el.shadowRoot.mode });
+      emit({ d: depth + 1, shadow: el.shadowRoot.mode });
       for (const k of el.shadowRoot.childNodes) walk(k, depth + 2);
     }
     for (const k of kids) walk(k, depth + 1);

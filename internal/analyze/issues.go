@@ -120,11 +120,11 @@ func skippable(err error, part string, r *IssuesReport) error {
 func clusterIssues(cr *ClustersReport) []Issue {
 	var out []Issue
 	for _, cl := range cr.Clusters {
-		is := Issue{Category: cl.Kind, Title: cl.Signature, Count: cl.Count, Target: cl.Location}
+		is := Issue{Category: cl.Kind, Title: cl.Pattern, Count: cl.Count, Target: cl.Location}
 		switch cl.Kind {
 		case "network":
 			is.Severity, is.Next = "medium", next("observe", "network_waterfall")
-			if f := strings.Fields(cl.Signature); len(f) > 1 && (strings.HasPrefix(f[1], "5") || strings.HasPrefix(f[1], "net::")) {
+			if f := strings.Fields(cl.Pattern); len(f) > 1 && (strings.HasPrefix(f[1], "5") || strings.HasPrefix(f[1], "net::")) {
 				is.Severity = "high"
 			}
 			if len(cl.Examples) > 0 {
@@ -132,7 +132,7 @@ func clusterIssues(cr *ClustersReport) []Issue {
 			}
 		default:
 			is.Severity, is.Next = "medium", next("observe", "error_bundles")
-			if strings.HasPrefix(cl.Signature, "Uncaught") {
+			if strings.HasPrefix(cl.Pattern, "Uncaught") {
 				is.Severity = "high"
 			}
 			if len(cl.Related) > 0 {

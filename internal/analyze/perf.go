@@ -53,6 +53,7 @@ type NavTiming struct {
 // LongTasks are main-thread tasks over 50 ms.
 type LongTasks struct {
 	Recorded bool      `json:"recorded"` // false: the recorder is not in this document
+	Hidden   bool      `json:"hidden"`   // the page was hidden for a while: Chrome reports none then
 	Count    int       `json:"count"`
 	TotalMS  float64   `json:"total_ms"`
 	Blocking float64   `json:"blocking_ms"` // the part of each beyond 50 ms, summed
@@ -71,12 +72,14 @@ type Resource struct {
 const perfProbe = `(opts) => {
   const n = performance.getEntriesByType('navigation')[0];
   const fcp = performance.getEntriesByName('first-contentful-paint')[0];
-  if (!n) return { url: location.href, nav: null };
+  const hidden = document.visibilityState === 'hidden' || performance.getEntriesByType('visibility-state').some((e) => e.name === 'hidden');
+  if (!n) return { url: location.href, nav: null, hidden };
   const d = (a, b) => (a > 0 && b > 0 ? Math.max(0, b - a) : 0);
-  return { url: location.href, nav: {
-    type: n.type, protocol: n.nextHopProtocol, dns: d(n.domainLookupStart, n.domainLookupEnd), connect: d(n.connectStart, n.connectEnd),
-    ttfb: n.responseStart, response: n.responseEnd, dom_interactive: n.domInteractive, dom_content_loaded: n.domContentLoadedEventEnd,
-    load: n.loadEventEnd, fcp: fcp ? fcp.startTime : 0, transfer_size: n.transferSize, decoded_body_size: n.decodedBodySize } };
+  return { url: location.href, hidden, nav: {
+    type: n.type, protocol: n.nextHopProtocol, dns_ms: d(n.domainLookupStart, n.domainLookupEnd), connect_ms: d(n.connectStart, n.connectEnd),
+    ttfb_ms: n.responseStart, response_ms: n.responseEnd, dom_interactive_ms: n.domInteractive,
+    dom_content_loaded_ms: n.domContentLoadedEventEnd, load_ms: n.loadEventEnd,
+    first_contentful_paint_ms: fcp ? fcp.startTime : 0, transfer_size: n.transferSize, decoded_body_size: n.decodedBodySize } };
 }`
 
 var perfFn = script(perfProbe)
@@ -100,8 +103,9 @@ func (a *Analyzer) performance(ctx context.Context, c *mcpserver.Call) (any, err
 	}
 	defer p.release()
 	var probe struct {
-		URL string     `json:"url"`
-		Nav *NavTiming `json:"nav"`
+		URL    string     `json:"url"`
+		Nav    *NavTiming `json:"nav"`
+		Hidden bool       `json:"hidden"`
 	}
 	if err := p.call(ctx, perfFn, map[string]any{}, &probe); err != nil {
 		return nil, err
@@ -114,9 +118,14 @@ func (a *Analyzer) performance(ctx context.Context, c *mcpserver.Call) (any, err
 	if err := p.evalMain(ctx, longTasksRead, &lt); err != nil {
 		return nil, err
 	}
-	if lt != nil {
+	switch {
+	case lt != nil:
 		r.LongTasks = longTasks(lt.Count, lt.Tasks)
-	} else {
+		r.LongTasks.Hidden = probe.Hidden
+		if probe.Hidden {
+			r.Notes = append(r.Notes, "the tab was hidden (a background tab): Chrome reports no long tasks and no paints for hidden pages; bring it to the front and reload to measure them")
+		}
+	default:
 		r.Notes = append(r.Notes, "long tasks not recorded: the recorder was not in this document (reload the page to record them)")
 	}
 	a.resources(&r)

@@ -143,6 +143,9 @@ func ToSARIF(r *A11yReport, at time.Time) Log {
 		run.Artifacts = []Artifact{{Location: ArtifactLocation{URI: r.URL}}}
 	}
 	for i, v := range r.Violations {
+		if v.WCAG == nil {
+			v.WCAG = []string{}
+		}
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, Rule{
 			ID: v.ID, ShortDescription: Message{v.Help}, FullDescription: Message{v.Description}, HelpURI: v.HelpURL,
 			DefaultConfiguration: Configuration{Level: sarifLevel(v.Impact)},

@@ -16,6 +16,11 @@ import (
 
 var markerRE = regexp.MustCompile(`\[REDACTED:([a-z0-9_]+)\]`)
 
+// standIn stands for a marker while a URL is parsed.
+const standIn = "GASOLINExREDACTEDx"
+
+var standInRE = regexp.MustCompile(standIn + `([a-z0-9_]+)` + standIn)
+
 // secretClass returns the class of secret the engine finds in value under
 // key (a storage item, a cookie name with a probe value), or "".
 func secretClass(e *redact.Engine, key, value string) string {
@@ -59,13 +64,15 @@ func urlSecrets(e *redact.Engine, u string) ([]urlSecret, string) {
 	if err != nil {
 		return []urlSecret{{Key: "(url)", Class: "unscannable"}}, "(a URL too large to scan)"
 	}
-	p, err := url.Parse(red)
+	// A marker is not valid in every part of a URL (userinfo): parse with
+	// a stand-in that is.
+	p, err := url.Parse(markerRE.ReplaceAllString(red, standIn+"${1}"+standIn))
 	if err != nil {
-		return nil, ""
+		return []urlSecret{{Key: "(url)", Class: "unparsable"}}, "(a URL that does not parse)"
 	}
 	var out []urlSecret
 	add := func(key, s string) {
-		for _, m := range markerRE.FindAllStringSubmatch(s, -1) {
+		for _, m := range standInRE.FindAllStringSubmatch(s, -1) {
 			out = append(out, urlSecret{Key: key, Class: m[1]})
 		}
 	}
@@ -84,7 +91,7 @@ func urlSecrets(e *redact.Engine, u string) ([]urlSecret, string) {
 			add(k, strings.Join(q[k], " "))
 		}
 	}
-	where := p.Scheme + "://" + p.Host + p.Path
+	where := p.Scheme + "://" + p.Host + standInRE.ReplaceAllString(p.Path, "[REDACTED:$1]")
 	if p.RawQuery != "" {
 		where += "?…"
 	}

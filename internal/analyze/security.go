@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -42,7 +43,7 @@ type SecurityReport struct {
 // Finding is one problem, worst first in a report.
 type Finding struct {
 	Severity string `json:"severity"` // high, medium, low
-	Category string `json:"category"` // cookie, url_secret, storage_secret, mixed_content, header
+	Category string `json:"category"` // cookie, storage, url, mixed_content, header
 	Title    string `json:"title"`
 	// Key names what holds the problem: a cookie, storage key, URL
 	// parameter or header.
@@ -123,10 +124,9 @@ func (a *Analyzer) security(ctx context.Context, c *mcpserver.Call) (*SecurityRe
 }
 
 func (a *Analyzer) auditCookies(e *redact.Engine, r *SecurityReport, cs []*network.Cookie) {
+	cs = slices.DeleteFunc(slices.Clone(cs), func(c *network.Cookie) bool { return c == nil })
+	slices.SortFunc(cs, func(x, y *network.Cookie) int { return strings.Compare(x.Name+"\x00"+x.Domain, y.Name+"\x00"+y.Domain) })
 	for _, ck := range cs {
-		if ck == nil {
-			continue
-		}
 		secret := secretName(e, ck.Name) != ""
 		r.Cookies = append(r.Cookies, Cookie{Name: ck.Name, Domain: ck.Domain, HTTPOnly: ck.HTTPOnly, Secure: ck.Secure,
 			SameSite: string(ck.SameSite), ReadableScript: !ck.HTTPOnly, SecretName: secret})
@@ -135,7 +135,7 @@ func (a *Analyzer) auditCookies(e *redact.Engine, r *SecurityReport, cs []*netwo
 		}
 		if !ck.HTTPOnly {
 			if secret {
-				add("high", "session or credential cookie readable by scripts (no HttpOnly): an XSS can steal it")
+				add("high", "session or credential cookie readable by scripts (no HttpOnly), so an XSS can steal it")
 			} else {
 				add("low", "cookie readable by scripts (no HttpOnly)")
 			}
@@ -145,7 +145,7 @@ func (a *Analyzer) auditCookies(e *redact.Engine, r *SecurityReport, cs []*netwo
 			if secret {
 				sev = "high"
 			}
-			add(sev, "cookie without Secure on an https page: it is also sent over plain http")
+			add(sev, "cookie without Secure on an https page, so it is also sent over plain http")
 		}
 		if ck.SameSite == "" {
 			add("low", "cookie without SameSite (browsers default to Lax; set it explicitly)")
@@ -156,8 +156,8 @@ func (a *Analyzer) auditCookies(e *redact.Engine, r *SecurityReport, cs []*netwo
 func (a *Analyzer) auditStorage(e *redact.Engine, r *SecurityReport, area string, items [][2]string) {
 	for _, it := range items {
 		if class := secretClass(e, it[0], it[1]); class != "" {
-			r.Findings = append(r.Findings, Finding{Severity: "high", Category: "storage_secret", Key: it[0], Class: class, Where: area,
-				Title: "secret kept in " + area + ": every script on the origin (and an XSS) can read it"})
+			r.Findings = append(r.Findings, Finding{Severity: "high", Category: "storage", Key: it[0], Class: class, Where: area,
+				Title: "credential kept in " + area + ", where every script on the origin (and an XSS) can read it"})
 		}
 	}
 }
@@ -192,8 +192,8 @@ func (a *Analyzer) auditURLs(e *redact.Engine, r *SecurityReport, page string, r
 				continue
 			}
 			seen[k] = true
-			r.Findings = append(r.Findings, Finding{Severity: sev, Category: "url_secret", Key: s.Key, Class: s.Class, Where: where,
-				Title: "secret in " + what + ": URLs end up in history, logs, proxies and Referer headers"})
+			r.Findings = append(r.Findings, Finding{Severity: sev, Category: "url", Key: s.Key, Class: s.Class, Where: where,
+				Title: "credential in " + what + ", and URLs end up in history, logs, proxies and Referer headers"})
 		}
 	}
 	check(page, "the page URL", "high")
@@ -223,7 +223,7 @@ func (a *Analyzer) auditMixed(r *SecurityReport, pg *securityPage, reqs []captur
 		seen[q.URL] = true
 		title := "request over plain http from an https page (" + q.ResourceType + ")"
 		if q.BlockedReason == "mixed-content" {
-			title += "; Chrome blocked it"
+			title += ", blocked by Chrome"
 		}
 		r.Findings = append(r.Findings, Finding{Severity: "high", Category: "mixed_content", Where: q.URL, Title: title})
 	}
@@ -239,7 +239,7 @@ func (a *Analyzer) auditHeaders(r *SecurityReport, metaCSP []string, reqs []capt
 	}
 	if doc == nil {
 		r.Findings = append(r.Findings, Finding{Severity: "low", Category: "header",
-			Title: "the page's response headers were not captured (capture started after it loaded): reload it (interact refresh) and run security_audit again"})
+			Title: "the page's response headers were not captured (capture started after it loaded), so reload it (interact refresh) and run security_audit again"})
 		return
 	}
 	r.HeadersSeen, r.Headers = true, doc.Headers
@@ -250,31 +250,34 @@ func (a *Analyzer) auditHeaders(r *SecurityReport, metaCSP []string, reqs []capt
 	csp := h["content-security-policy"]
 	switch {
 	case csp == "" && len(metaCSP) == 0 && h["content-security-policy-report-only"] != "":
-		add("low", "content-security-policy", "Content-Security-Policy is report-only: nothing is enforced")
+		add("low", "content-security-policy", "Content-Security-Policy is report-only, so nothing is enforced")
 	case csp == "" && len(metaCSP) == 0:
-		add("medium", "content-security-policy", "no Content-Security-Policy: injected scripts run unrestricted")
+		add("medium", "content-security-policy", "no Content-Security-Policy, so injected scripts run unrestricted")
 	}
 	if r.HTTPS && h["strict-transport-security"] == "" {
-		add("medium", "strict-transport-security", "no Strict-Transport-Security on an https page: the first visit can be downgraded to http")
+		add("medium", "strict-transport-security", "no Strict-Transport-Security on an https page, so a first visit can be downgraded to http")
 	}
 	if !strings.EqualFold(strings.TrimSpace(h["x-content-type-options"]), "nosniff") {
-		add("low", "x-content-type-options", "no X-Content-Type-Options: nosniff (browsers may guess content types)")
+		add("low", "x-content-type-options", "no X-Content-Type-Options nosniff, so browsers may guess content types")
 	}
 	if h["x-frame-options"] == "" && !strings.Contains(strings.ToLower(csp), "frame-ancestors") {
-		add("medium", "x-frame-options", "no X-Frame-Options nor CSP frame-ancestors: other sites can frame the page (clickjacking)")
+		add("medium", "x-frame-options", "no X-Frame-Options nor CSP frame-ancestors, so other sites can frame the page (clickjacking)")
 	}
 }
 
+// securityText renders the report. Names never precede a colon or an
+// equals sign here: to the redaction gateway "cookie: …" or
+// "session_id=…" hold a secret value, and it would blank the line.
 func securityText(r *SecurityReport) string {
 	var b strings.Builder
 	scheme := "http"
 	if r.HTTPS {
 		scheme = "https"
 	}
-	fmt.Fprintf(&b, "tab %d (%s): %d finding(s), %d cookie(s) (values never read)", r.TabID, scheme, len(r.Findings), len(r.Cookies))
+	fmt.Fprintf(&b, "tab %d (%s) has %d finding(s) and %d cookie(s) (values never read)", r.TabID, scheme, len(r.Findings), len(r.Cookies))
 	for _, f := range r.Findings {
-		fmt.Fprintf(&b, "\n- [%s] %s: %s", f.Severity, f.Category, f.Title)
-		var parts []string
+		fmt.Fprintf(&b, "\n- [%s] %s", f.Severity, f.Title)
+		parts := []string{f.Category}
 		if f.Key != "" {
 			parts = append(parts, "key "+f.Key)
 		}
@@ -287,9 +290,7 @@ func securityText(r *SecurityReport) string {
 		if f.Ref != "" {
 			parts = append(parts, "ref "+f.Ref)
 		}
-		if len(parts) > 0 {
-			b.WriteString(" (" + strings.Join(parts, ", ") + ")")
-		}
+		b.WriteString(" (" + strings.Join(parts, ", ") + ")")
 	}
 	return b.String()
 }

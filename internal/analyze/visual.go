@@ -135,13 +135,16 @@ func compare(base, cur image.Image, r *VisualResult) (*image.RGBA, error) {
 		r.SizeChanged, r.BaseWidth, r.BaseHeight = true, bb.Dx(), bb.Dy()
 	}
 	var out image.Image
-	n, err := pixelmatch.MatchPixel(onCanvas(base, w, h), onCanvas(cur, w, h),
-		pixelmatch.Threshold(colourThreshold), pixelmatch.DiffColor(diffRed), pixelmatch.WriteTo(&out))
+	a, b := onCanvas(base, w, h), onCanvas(cur, w, h)
+	n, err := pixelmatch.MatchPixel(a, b, pixelmatch.Threshold(colourThreshold), pixelmatch.DiffColor(diffRed), pixelmatch.WriteTo(&out))
 	if err != nil {
 		return nil, fmt.Errorf("analyze: comparing screenshots: %w", err)
 	}
 	diff, ok := out.(*image.RGBA)
-	if !ok {
+	switch {
+	case !ok && n == 0:
+		diff = faded(a) // identical images: pixelmatch returns before drawing
+	case !ok:
 		return nil, errors.New("analyze: pixelmatch wrote no diff image")
 	}
 	r.ChangedPixel = n
@@ -157,6 +160,19 @@ func onCanvas(img image.Image, w, h int) *image.RGBA {
 	out := image.NewRGBA(image.Rect(0, 0, w, h))
 	draw.Draw(out, out.Bounds(), image.White, image.Point{}, draw.Src)
 	draw.Draw(out, img.Bounds().Sub(img.Bounds().Min), img, img.Bounds().Min, draw.Over)
+	return out
+}
+
+// faded draws img as pixelmatch draws unchanged pixels: its luma,
+// blended towards white (alpha 0.1).
+func faded(img *image.RGBA) *image.RGBA {
+	out := image.NewRGBA(img.Bounds())
+	for i := 0; i+3 < len(img.Pix); i += 4 {
+		p := img.Pix[i : i+4 : i+4]
+		y := float64(p[0])*0.29889531 + float64(p[1])*0.58662247 + float64(p[2])*0.11448223
+		v := uint8(255 + (y-255)*0.1*float64(p[3])/255)
+		out.Pix[i], out.Pix[i+1], out.Pix[i+2], out.Pix[i+3] = v, v, v, 255
+	}
 	return out
 }
 

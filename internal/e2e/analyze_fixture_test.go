@@ -45,6 +45,7 @@ func startAnalyze(t testing.TB, name string, opts ChainOptions) *an {
 		// Local development: everything on loopback is allowed, except that
 		// link_health may not touch the denied origin.
 		opts.Policy = fmt.Sprintf(`{"version":1,"rules":[{"effect":"allow","class":"*","action":"*","origin":"http://127.0.0.1:*"},`+
+			`{"effect":"allow","class":"*","action":"*","origin":"https://127.0.0.1:*"},`+
 			`{"effect":"deny","class":"read_only","action":"analyze.link_health","origin":%q}]}`, x.denied.URL)
 	}
 	x.relay = startRelay(t, opts)
@@ -57,12 +58,14 @@ func startAnalyze(t testing.TB, name string, opts ChainOptions) *an {
 func (x *an) mux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir(filepath.Join(RepoRoot(), "testdata"))))
+	mux.HandleFunc("/favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.HandleFunc("/analyze/big.js", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/javascript")
 		w.Header().Set("Cache-Control", "no-store")
 		fmt.Fprint(w, "/*"+strings.Repeat("x", 300_000-5)+"*/\n")
 	})
 	mux.HandleFunc("/analyze/api/users/", http.NotFound)
+	mux.HandleFunc("/analyze/api/fail", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "down", http.StatusInternalServerError) })
 	mux.HandleFunc("/analyze/api/data", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"ok":true}`)
