@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,7 +26,7 @@ import (
 // Cluster is one cause. (Its pattern is not called a signature: that
 // name is a secret's to the redaction gateway.)
 type Cluster struct {
-	Kind      string    `json:"kind"` // error (console or exception) or network
+	Kind      string    `json:"kind"`    // error (console or exception) or network
 	Pattern   string    `json:"pattern"` // the message with its variable parts as <n>, <id>, <str>, <url>
 	Count     int       `json:"count"`
 	Distinct  int       `json:"distinct"` // distinct messages (or URLs)
@@ -108,87 +109,30 @@ func (a *Analyzer) errorClusters(_ context.Context, c *mcpserver.Call) (any, err
 // clusters groups the tab's errors and failed requests.
 func (a *Analyzer) clusters(tab int) *ClustersReport {
 	r := &ClustersReport{TabID: tab, Clusters: []Cluster{}}
-	byKey := map[string]*Cluster{}
-	msgs := map[string]map[string]bool{}
-	note := func(msg, url string, line, col int, at time.Time) {
-		msg, _, _ = strings.Cut(msg, "\n")
-		loc := ""
-		if url != "" {
-			loc = url + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(col)
-		}
-		pat := normalize(msg)
-		k := "error\x00" + pat + "\x00" + loc
-		cl := byKey[k]
-		if cl == nil {
-			cl = &Cluster{Kind: "error", Pattern: pat, Location: loc, FirstSeen: at}
-			byKey[k], msgs[k] = cl, map[string]bool{}
-		}
-		add(cl, msgs[k], msg, 1, at, at)
-		r.Errors++
-	}
-	var after uint64
-	for range 20 {
-		pg := a.cfg.Store.Exceptions(tab, after, capture.MaxLimit)
-		for _, e := range pg.Entries {
-			note(e.Message, e.URL, e.Line, e.Column, e.Time)
-		}
-		r.Missed += int(pg.Missed)
-		if after = pg.Next; !pg.Truncated {
-			break
-		}
-	}
-	after = 0
-	for range 20 {
-		pg := a.cfg.Store.Logs(tab, capture.LogQuery{Level: "error", After: after, Limit: capture.MaxLimit})
-		for _, e := range pg.Entries {
-			note(e.Text, e.URL, e.Line, e.Column, e.Time)
-		}
-		r.Missed += int(pg.Missed)
-		if after = pg.Next; !pg.Truncated {
-			break
-		}
-	}
-	var failed []capture.Request
-	after = 0
-	for range 20 {
-		pg := a.cfg.Store.Network(tab, capture.NetworkQuery{After: after, Limit: capture.MaxLimit, FailedOnly: true})
-		failed = append(failed, pg.Entries...)
-		after = pg.Next
-		if !pg.Truncated {
-			break
-		}
-	}
-	paths := map[string]string{} // a failed request's path → its cluster's signature
-	for _, q := range failed {
-		status := strconv.Itoa(q.Status)
-		if q.Failed {
-			status = q.ErrorText
-		}
-		sig := q.Method + " " + status + " " + pathPattern(q.URL)
-		k := "network\x00" + sig
-		cl := byKey[k]
-		if cl == nil {
-			cl = &Cluster{Kind: "network", Pattern: sig, FirstSeen: q.Start}
-			byKey[k], msgs[k] = cl, map[string]bool{}
-		}
-		add(cl, msgs[k], q.URL, 1, q.Start, q.Start)
-		if p, err := url.Parse(q.URL); err == nil && len(p.Path) > 1 {
-			paths[p.Path] = sig
-		}
-		r.Failed++
-	}
-	for _, cl := range byKey {
-		if cl.Kind != "error" {
-			continue
-		}
-		for p, sig := range paths {
-			if strings.Contains(strings.Join(cl.Examples, "\n"), p) && !contains(cl.Related, sig) {
-				cl.Related = append(cl.Related, sig)
+	g := grouper{byKey: map[string]*Cluster{}, seen: map[string]map[string]bool{}}
+	store := a.cfg.Store
+	r.Missed += each(func(after uint64) capture.Page[capture.Exception] {
+		return store.Exceptions(tab, after, capture.MaxLimit)
+	},
+		func(e capture.Exception) { g.error(e.Message, e.URL, e.Line, e.Column, e.Time); r.Errors++ })
+	r.Missed += each(func(after uint64) capture.Page[capture.ConsoleEntry] {
+		return store.Logs(tab, capture.LogQuery{Level: "error", After: after, Limit: capture.MaxLimit})
+	}, func(e capture.ConsoleEntry) { g.error(e.Text, e.URL, e.Line, e.Column, e.Time); r.Errors++ })
+	paths := map[string]string{} // a failed request's path → its cluster's pattern
+	each(func(after uint64) capture.Page[capture.Request] {
+		return store.Network(tab, capture.NetworkQuery{After: after, Limit: capture.MaxLimit, FailedOnly: true})
+	}, func(q capture.Request) {
+		if pat := g.request(q); pat != "" {
+			if p, err := url.Parse(q.URL); err == nil && len(p.Path) > 1 {
+				paths[p.Path] = pat
 			}
 		}
-		sort.Strings(cl.Related)
-	}
-	for _, cl := range byKey {
+		r.Failed++
+	})
+	for _, cl := range g.byKey {
+		if cl.Kind == "error" {
+			relate(cl, paths)
+		}
 		r.Clusters = append(r.Clusters, *cl)
 	}
 	sort.Slice(r.Clusters, func(i, j int) bool {
@@ -199,6 +143,76 @@ func (a *Analyzer) clusters(tab int) *ClustersReport {
 		return ci.FirstSeen.Before(cj.FirstSeen)
 	})
 	return r
+}
+
+// each pages through a capture query (at most 20 pages of
+// capture.MaxLimit) and returns how many entries were evicted unread.
+func each[T any](page func(after uint64) capture.Page[T], f func(T)) (missed int) {
+	var after uint64
+	for range 20 {
+		pg := page(after)
+		for _, e := range pg.Entries {
+			f(e)
+		}
+		missed += int(pg.Missed)
+		if after = pg.Next; !pg.Truncated {
+			break
+		}
+	}
+	return missed
+}
+
+// grouper collects clusters by key.
+type grouper struct {
+	byKey map[string]*Cluster
+	seen  map[string]map[string]bool // per key: the distinct messages
+}
+
+func (g *grouper) cluster(key string, init Cluster) *Cluster {
+	cl := g.byKey[key]
+	if cl == nil {
+		cl = &init
+		g.byKey[key], g.seen[key] = cl, map[string]bool{}
+	}
+	return cl
+}
+
+// error counts one error by its normalized message and where it was
+// raised.
+func (g *grouper) error(msg, url string, line, col int, at time.Time) {
+	msg, _, _ = strings.Cut(msg, "\n")
+	loc := ""
+	if url != "" {
+		loc = url + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(col)
+	}
+	pat := normalize(msg)
+	k := "error\x00" + pat + "\x00" + loc
+	add(g.cluster(k, Cluster{Kind: "error", Pattern: pat, Location: loc, FirstSeen: at}), g.seen[k], msg, 1, at, at)
+}
+
+// request counts one failed request by method, status and path pattern,
+// and returns the pattern.
+func (g *grouper) request(q capture.Request) string {
+	status := strconv.Itoa(q.Status)
+	if q.Failed {
+		status = q.ErrorText
+	}
+	pat := q.Method + " " + status + " " + pathPattern(q.URL)
+	k := "network\x00" + pat
+	add(g.cluster(k, Cluster{Kind: "network", Pattern: pat, FirstSeen: q.Start}), g.seen[k], q.URL, 1, q.Start, q.Start)
+	return pat
+}
+
+// relate links an error cluster to the failed-request clusters whose
+// path its messages name.
+func relate(cl *Cluster, paths map[string]string) {
+	text := strings.Join(cl.Examples, "\n")
+	for p, pat := range paths {
+		if strings.Contains(text, p) && !slices.Contains(cl.Related, pat) {
+			cl.Related = append(cl.Related, pat)
+		}
+	}
+	sort.Strings(cl.Related)
 }
 
 // add counts n occurrences of msg in cl.
@@ -217,15 +231,6 @@ func add(cl *Cluster, seen map[string]bool, msg string, n int, first, last time.
 	if last.After(cl.LastSeen) {
 		cl.LastSeen = last
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func clustersText(r *ClustersReport) string {

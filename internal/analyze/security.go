@@ -170,15 +170,9 @@ func (a *Analyzer) documentRequests(tab int) []capture.Request {
 		return nil
 	}
 	var out []capture.Request
-	var after uint64
-	for range 20 {
-		pg := a.cfg.Store.Network(tab, capture.NetworkQuery{After: after, Limit: capture.MaxLimit, Doc: &doc})
-		out = append(out, pg.Entries...)
-		after = pg.Next
-		if !pg.Truncated {
-			break
-		}
-	}
+	each(func(after uint64) capture.Page[capture.Request] {
+		return a.cfg.Store.Network(tab, capture.NetworkQuery{After: after, Limit: capture.MaxLimit, Doc: &doc})
+	}, func(q capture.Request) { out = append(out, q) })
 	return out
 }
 
