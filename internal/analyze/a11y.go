@@ -38,6 +38,8 @@ type A11yReport struct {
 	Passed      int `json:"passed_rules"`
 	// HiddenDropped counts characters of hidden page text left out.
 	HiddenDropped int `json:"hidden_dropped,omitempty"`
+	// PageMS is the time axe-core ran in the page.
+	PageMS float64 `json:"page_ms"`
 }
 
 // Violation is one axe rule the page fails.
