@@ -174,6 +174,9 @@ func thrown(tab int, ex *runtime.ExceptionDetails) error {
 			case s == "no_match":
 				return &tools.Error{Code: "element_not_found",
 					Message: fmt.Sprintf("no element of tab %d matches the selector; check it (observe snapshot shows the page)", tab)}
+			case s == "busy":
+				return &tools.Error{Code: "busy", Retryable: true, RetryAfterMS: 2000,
+					Message: fmt.Sprintf("an earlier audit of tab %d is still running in the page (its call ran out of time); retry in a moment, with a larger timeout_ms", tab)}
 			case strings.HasPrefix(s, "bad_selector: "):
 				return tools.Errorf(tools.CodeInvalidArgument, "the selector is not valid CSS (%s); analyze takes CSS selectors", strings.TrimPrefix(s, "bad_selector: "))
 			}
