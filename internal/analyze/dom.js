@@ -29,7 +29,7 @@
     if (n.nodeType === 3) {
       const s = norm(n.data);
       if (!s) return;
-      if (!n.parentElement || !visibleText(n.parentElement)) {
+      if (!textVisible(n)) {
         H.dropped += s.length;
         return;
       }

@@ -21,10 +21,11 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
-// VisibleJS declares visible(el) and visibleText(el), the predicate that
-// decides which page text a person can see; everything else is dropped
-// from answers and counted (hidden_dropped). Swap it for the shared page
-// text predicate in one line.
+// VisibleJS declares visible(el), textVisible(node) and textOf(root, max):
+// the predicate that decides which page text a person can see; everything
+// else is dropped from answers and counted (hidden_dropped). Swapping it
+// for the shared page-text predicate is one assignment (with an adapter
+// that defines the same three functions).
 //
 //go:embed visible.js
 var VisibleJS string

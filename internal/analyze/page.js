@@ -1,38 +1,11 @@
 // Helpers every analyze script starts with (after visible.js and the
-// snapshot's gasolineRefOf). They run in Gasoline's isolated world.
+// snapshot's gasolineRefOf). They run in Gasoline's isolated world. H
+// counts the characters of hidden text the predicate dropped.
 const H = { dropped: 0 };
 const SKIP_TEXT = new Set(['script', 'style', 'noscript', 'template', 'head', 'title']);
 
 const norm = (s) => s.replace(/\s+/g, ' ').trim();
 const clip = (s, n) => (s.length > n ? s.slice(0, n - 1).trimEnd() + '…' : s);
-
-// textOf(root, max): the text a person can read inside root, whitespace
-// collapsed and cut to max; hidden text is dropped and counted in H.
-function textOf(root, max) {
-  if (!root) return '';
-  const out = [];
-  let n = 0;
-  const ok = new Map();
-  const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-  for (let t = w.nextNode(); t; t = w.nextNode()) {
-    const s = t.data;
-    const el = t.parentElement;
-    if (!el || SKIP_TEXT.has(el.localName) || !s.trim()) continue;
-    let v = ok.get(el);
-    if (v === undefined) {
-      v = visibleText(el);
-      ok.set(el, v);
-    }
-    if (!v) {
-      H.dropped += norm(s).length;
-      continue;
-    }
-    out.push(s);
-    n += s.length;
-    if (n > max * 4) break;
-  }
-  return clip(norm(out.join('')), max);
-}
 
 // refOf(el): the ref the latest snapshot issued for el ("" when none).
 function refOf(el) {

@@ -185,8 +185,12 @@ type SARIFAnswer struct {
 	Bytes   int    `json:"bytes"`
 }
 
-// maxSARIFNodes bounds the elements of one rule a SARIF log lists.
-const maxSARIFNodes = 500
+// maxSARIFNodes bounds the elements of one rule a SARIF log lists; a log
+// over maxInlineSARIF goes to a file even without to_file.
+const (
+	maxSARIFNodes  = 500
+	maxInlineSARIF = 1 << 20
+)
 
 func (a *Analyzer) sarif(ctx context.Context, c *mcpserver.Call) (any, error) {
 	ctx, cancel := observe.Budget(ctx, c)
@@ -215,7 +219,7 @@ func (a *Analyzer) sarif(ctx context.Context, c *mcpserver.Call) (any, error) {
 	for _, v := range r.Violations {
 		ans.Results += len(v.Nodes)
 	}
-	if !c.Bool("to_file") {
+	if !c.Bool("to_file") && len(body) <= maxInlineSARIF {
 		return result(body, ans)
 	}
 	if ans.Path, err = a.writeExport("sarif", ".sarif", body); err != nil {

@@ -1,7 +1,15 @@
-// visible(el): whether a person can see el on the page; visibleText(el):
-// whether the text directly inside el can be read. Every analyze mode
-// drops page text that fails them (and counts it, never shows it): hidden
-// text is how pages smuggle instructions to agents.
+// The page-text predicate of the analyze scripts — the one place that
+// decides what a person can see; everything else is dropped from answers
+// and counted in H.dropped (hidden_dropped), never shown: hidden text is
+// how pages smuggle instructions to agents. Three functions:
+//
+//   visible(el)        whether a person can see el's box
+//   textVisible(node)  whether a person can read a text node
+//   textOf(root, max)  the text a person can read inside root, whitespace
+//                      collapsed and cut to max
+//
+// Replacing this file's content (analyze.VisibleJS) with another
+// predicate that defines the same three swaps it for every mode.
 function visible(el) {
   if (!el || el.nodeType !== 1 || !el.isConnected) return false;
   const cs = getComputedStyle(el);
@@ -17,10 +25,39 @@ function visible(el) {
   return true;
 }
 
-function visibleText(el) {
-  if (!visible(el)) return false;
-  const cs = getComputedStyle(el);
-  if (parseFloat(cs.fontSize) < 1) return false;
-  const alpha = /rgba\([^)]*,\s*([\d.]+)\)/.exec(cs.color);
-  return !(alpha && parseFloat(alpha[1]) === 0);
+const __textOK = new Map(); // element → whether its own text can be read (one call's cache)
+
+function textVisible(node) {
+  const el = node.parentElement;
+  if (!el) return false;
+  let ok = __textOK.get(el);
+  if (ok === undefined) {
+    ok = visible(el);
+    if (ok) {
+      const cs = getComputedStyle(el);
+      const alpha = /rgba\([^)]*,\s*([\d.]+)\)/.exec(cs.color);
+      ok = parseFloat(cs.fontSize) >= 1 && !(alpha && parseFloat(alpha[1]) === 0);
+    }
+    __textOK.set(el, ok);
+  }
+  return ok;
+}
+
+function textOf(root, max) {
+  if (!root) return '';
+  const out = [];
+  let n = 0;
+  const w = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let t = w.nextNode(); t; t = w.nextNode()) {
+    const s = t.data;
+    if (SKIP_TEXT.has(t.parentElement?.localName) || !s.trim()) continue;
+    if (!textVisible(t)) {
+      H.dropped += norm(s).length;
+      continue;
+    }
+    out.push(s);
+    n += s.length;
+    if (n > max * 4) break;
+  }
+  return clip(norm(out.join('')), max);
 }
