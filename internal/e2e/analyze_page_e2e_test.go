@@ -157,6 +157,7 @@ func TestE2EAnalyzeDOM(t *testing.T) {
 		`    <b>`,
 		`      "world"`,
 		`    <span style="display:none"> [hidden]`,
+		`  <input type="password" name="pw" value="••••">`,
 		`  <div id="host">`,
 		`    #shadow-root (open)`,
 		`      <em>`,
@@ -167,6 +168,7 @@ func TestE2EAnalyzeDOM(t *testing.T) {
 	_, tree, _ := strings.Cut(a.Text, "\n")
 	assert.Equal(t, want, tree)
 	assert.EqualValues(t, len("hidden words"), a.Data["hidden_dropped"])
+	assert.NotContains(t, a.Text, "hunter2-planted", "a password field's value attribute is masked")
 
 	a = x.analyze("dom", map[string]any{"selector": "#card", "depth": 2})
 	_, tree, _ = strings.Cut(a.Text, "\n")
@@ -174,6 +176,7 @@ func TestE2EAnalyzeDOM(t *testing.T) {
 		`<section id="card" class="card" data-id="7">`,
 		`  <h2>`,
 		`  <p>`,
+		`  <input type="password" name="pw" value="••••">`,
 		`  <div id="host">`,
 		`  <button>`,
 		`… 3 elements deeper than depth 2: pass a larger depth`,
@@ -181,7 +184,7 @@ func TestE2EAnalyzeDOM(t *testing.T) {
 
 	a = x.analyze("dom", map[string]any{"selector": "#card", "limit": 3})
 	assert.Len(t, list(a, "nodes"), 3)
-	assert.Contains(t, a.Text, "… 11 more nodes: pass a larger limit")
+	assert.Contains(t, a.Text, "… 12 more nodes: pass a larger limit")
 
 	snap := x.snap(nil)
 	button := refOf(t, snap, `button "Act"`)
