@@ -52,7 +52,7 @@ async (opts) => {
       nodes: v.nodes.slice(0, opts.max_nodes).map((n) => ({
         ref: refOf(n.element),
         selector: clip(target(n.target), 300),
-        html: clip(norm(n.html || ''), 200),
+        html: clip(norm(maskHTML(n.element, n.html || '')), 200),
         summary: clip(norm(n.failureSummary || ''), 400),
       })),
     })),

@@ -38,7 +38,7 @@
     }
     if (n.nodeType !== 1) return;
     const el = n;
-    const secret = el.localName === 'input' && (/^password$/i.test(el.type) || /(^|\s)cc-/i.test(el.autocomplete || ''));
+    const secret = secretField(el);
     const attrs = [...el.attributes].map((a) => [a.name, secret && a.name === 'value' && a.value ? '••••' : clip(norm(a.value), opts.max_attr)]);
     const hidden = !visible(el);
     emit({ d: depth, tag: el.localName, attrs, ref: refOf(el), hidden });

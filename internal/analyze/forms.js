@@ -50,7 +50,8 @@
         f.valid = v.valid;
         if (!v.valid) {
           f.errors = VALIDITY.filter((k) => v[k]);
-          f.message = el.validationMessage;
+          // The browser's message can quote the value ('x' is missing an '@').
+          f.message = el.value ? el.validationMessage.split(el.value).join('…') : el.validationMessage;
         }
       }
       if (el.getAttribute('aria-invalid') === 'true') f.aria_invalid = true;

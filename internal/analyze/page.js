@@ -7,6 +7,17 @@ const SKIP_TEXT = new Set(['script', 'style', 'noscript', 'template', 'head', 't
 const norm = (s) => s.replace(/\s+/g, ' ').trim();
 const clip = (s, n) => (s.length > n ? s.slice(0, n - 1).trimEnd() + '…' : s);
 
+// secretField(el): a password or card field, whose value is never shown.
+function secretField(el) {
+  return !!el && el.localName === 'input' && (/^password$/i.test(el.type) || /(^|\s)cc-/i.test(el.autocomplete || ''));
+}
+
+// maskHTML(el, html): markup of el with a secret field's value attribute
+// masked.
+function maskHTML(el, html) {
+  return secretField(el) ? html.replace(/(\svalue\s*=\s*)("[^"]*"|'[^']*'|[^\s>]+)/gi, '$1"••••"') : html;
+}
+
 // refOf(el): the ref the latest snapshot issued for el ("" when none).
 function refOf(el) {
   const n = el ? gasolineRefOf(el) : 0;

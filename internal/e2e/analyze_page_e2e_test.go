@@ -89,6 +89,9 @@ func TestE2EAnalyzeForms(t *testing.T) {
 	assert.Equal(t, "", r.Forms[2].ID, "controls outside any form")
 	assert.Equal(t, []field{{"text", "", "Loose field", "aria-label", false, &yes, nil, &no, nil, nil, ref(`textbox "Loose field"`)}}, got(2))
 	assert.NotContains(t, a.Text, "not-an-email", "values are never shown")
+	raw, err := json.Marshal(a.Raw.StructuredContent)
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), "not-an-email", "not even in the browser's validation message")
 
 	// Typing a valid address makes the field valid; a selector scopes.
 	x.act("type", map[string]any{"selector": "#email", "text": "ada@example.com", "clear": true})
