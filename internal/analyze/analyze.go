@@ -32,7 +32,8 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
-// Config wires an Analyzer. Every field but Logger and HTTP is required.
+// Config wires an Analyzer. Every field but Self, HTTP and Logger is
+// required.
 type Config struct {
 	Tabs  *tabs.Manager
 	Store *capture.Store

@@ -233,7 +233,7 @@ func (a *Analyzer) auditHeaders(r *SecurityReport, metaCSP []string, reqs []capt
 	}
 	if doc == nil {
 		r.Findings = append(r.Findings, Finding{Severity: "low", Category: "header",
-			Title: "the page's response headers were not captured (capture started after it loaded), so reload it (interact refresh) and run security_audit again"})
+			Title: "the page's response headers were not captured (capture started after it loaded, or the browser revalidated it from its cache), so reload it (interact refresh) and run security_audit again"})
 		return
 	}
 	r.HeadersSeen, r.Headers = true, doc.Headers
