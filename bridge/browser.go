@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 
+	"github.com/gasoline-mcp/gasoline/internal/analyze"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/interact"
@@ -30,6 +31,7 @@ type browser struct {
 	actions *recorder.Recorder
 	noise   *noise.Rules
 	log     *slog.Logger
+	ana   *analyze.Analyzer
 }
 
 // newBrowser builds the relay state; its goroutines stop with ctx (wait
@@ -61,6 +63,7 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 		Egress: s.safe.Egress(), Logger: s.log})
 	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Link: &s.links, Dir: s.cfg.Dir,
 		ResolveRef: b.act.ResolveRef, Noise: b.noise, Logger: s.log})
+	b.ana = s.newAnalyzer(b)
 	return b, nil
 }
 
@@ -69,6 +72,7 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 func (b *browser) register(m *mcpserver.Server) {
 	b.obs.Register(m)
 	b.act.Register(m)
+	b.ana.Register(m)
 }
 
 // enable turns on capture in an attached tab, then the action recorder

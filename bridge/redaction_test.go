@@ -127,6 +127,14 @@ func TestCaptureEntriesRedacted(t *testing.T) {
 	require.Equal(t, before, s.safe.RedactionStatus("")["total"])
 	_, err = s.safe.CaptureRedactor("x", struct{}{})
 	require.ErrorIs(t, err, redact.ErrBlocked, "an unknown entry type is refused")
+
+	// A document's kept headers (Headers is not in JSON) pass too, in a
+	// copy: the entry handed in is not changed.
+	in := capture.Request{Headers: map[string]string{"content-security-policy": "report-uri https://a.test/r?token=" + tGitHub}}
+	out, err = s.safe.CaptureRedactor("x", in)
+	require.NoError(t, err)
+	require.NotContains(t, out.(capture.Request).Headers["content-security-policy"], tGitHub)
+	require.Contains(t, in.Headers["content-security-policy"], tGitHub)
 }
 
 // TestConfigureRedactionPatterns: adding a user pattern is gated, then in

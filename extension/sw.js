@@ -7,6 +7,7 @@
 import { browserName } from './lib/browser.js';
 import { Connector, HOST_NAME, PROTOCOL_VERSION } from './lib/connector.js';
 import { log } from './lib/log.js';
+import { packageFile } from './lib/inject.js';
 import { PanelBridge, viaConnector, wirePanel } from './lib/panelbridge.js';
 import { Relay } from './lib/relay.js';
 import { wire } from './lib/wire.js';
@@ -18,6 +19,7 @@ const relay = new Relay({
   storage: { local: chrome.storage.local, session: chrome.storage.session },
   selfId: chrome.runtime.id,
   notify: (method, params) => connector.notify(method, params),
+  loadFile: packageFile(chrome.runtime),
   log,
 });
 

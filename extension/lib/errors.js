@@ -13,6 +13,7 @@ const RETRYABLE = Object.freeze({
   detached: false,
   canceled_by_user: false,
   tab_unloaded: false,
+  unavailable: false,
   internal: false,
 });
 

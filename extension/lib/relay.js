@@ -11,6 +11,7 @@ import {
   IDLE_DETACH_MIN_MS,
   IdleDetacher,
 } from './idle.js';
+import { InjectMethods } from './inject.js';
 import * as need from './params.js';
 import { Stored } from './store.js';
 import { TabMethods } from './tabs.js';
@@ -32,6 +33,8 @@ export class Relay {
    *   to the daemon
    * @param {import('./timers.js').realTimers} [api.timers]
    * @param {(text: string) => void} [api.log]
+   * @param {(path: string) => Promise<string>} [api.loadFile] reads a file
+   *   of the extension package (cdp.inject)
    */
   constructor(api) {
     this.api = api;
@@ -70,9 +73,15 @@ export class Relay {
       timers: api.timers,
       log: this.log,
     });
+    this.inject = new InjectMethods({
+      send: (p) => this.cdp.send(p),
+      loadFile:
+        api.loadFile ?? (() => Promise.reject(new Error('no package files'))),
+    });
     this.methods = {
       ...this.tabs.methods(),
       ...this.cdp.methods(),
+      ...this.inject.methods(),
       'config.set': (p) => this.configSet(p),
       ping: (p) => ({ pong: true, echo: p.echo ?? null }),
     };

@@ -108,6 +108,10 @@ type Request struct {
 	// worker requests have none. [Document.Has] reads it; it is left out of
 	// JSON answers.
 	LoaderID string `json:"-"`
+	// Headers holds a document response's security headers (lowercase
+	// names: see SecurityHeaders), for analyze security_audit; nil for
+	// other requests. Left out of JSON answers.
+	Headers map[string]string `json:"-"`
 
 	sent    uint64 // the tab's Network.requestWillBeSent count at its start
 	mainDoc bool   // the document request of a main-frame navigation
@@ -243,7 +247,15 @@ func (e Exception) orderOf() uint64 { return e.Order }
 func (e Request) Size() int {
 	return int(unsafe.Sizeof(e)) + slotOverhead + len(e.ID) + len(e.Method) + len(e.URL) + len(e.ResourceType) +
 		len(e.StatusText) + len(e.MimeType) + len(e.ErrorText) + len(e.BlockedReason) + len(e.CORSError) +
-		len(e.InitiatorType) + len(e.InitiatorURL) + len(e.LoaderID)
+		len(e.InitiatorType) + len(e.InitiatorURL) + len(e.LoaderID) + headersSize(e.Headers)
+}
+
+func headersSize(h map[string]string) int {
+	n := 0
+	for k, v := range h {
+		n += len(k) + len(v) + 2*int(unsafe.Sizeof(""))
+	}
+	return n
 }
 
 // WithSeq returns e carrying seq.

@@ -2,7 +2,9 @@ package capture
 
 import (
 	"container/list"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/chromedp/cdproto/network"
 )
@@ -128,7 +130,43 @@ func applyResponse(rec *Request, startMono float64, resp *network.Response, resp
 	rec.FromCache = resp.FromDiskCache || resp.FromPrefetchCache
 	rec.EncodedDataLength = int64(resp.EncodedDataLength)
 	rec.TTFBMs = ttfb(resp.Timing, startMono, respMono)
+	if rec.ResourceType == string(network.ResourceTypeDocument) {
+		rec.Headers = securityHeaders(resp.Headers)
+	}
 }
+
+// SecurityHeaders are the response headers capture keeps for documents:
+// what analyze security_audit checks. Their values carry no secrets, and
+// pass the Redactor like every other field.
+var SecurityHeaders = []string{
+	"content-security-policy", "content-security-policy-report-only", "strict-transport-security",
+	"x-content-type-options", "x-frame-options", "referrer-policy", "permissions-policy",
+	"cross-origin-opener-policy",
+}
+
+// securityHeaders picks SecurityHeaders from a response's headers (names
+// matched case-insensitively; repeated headers arrive joined by newlines).
+func securityHeaders(h network.Headers) map[string]string {
+	var out map[string]string
+	for name, v := range h {
+		n := strings.ToLower(name)
+		if !slices.Contains(SecurityHeaders, n) {
+			continue
+		}
+		s, ok := v.(string)
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]string, 4)
+		}
+		out[n], _ = truncate(s, maxHeaderValue)
+	}
+	return out
+}
+
+// maxHeaderValue bounds one kept header value (a CSP can be long).
+const maxHeaderValue = 4096
 
 // ttfb is milliseconds from the request's start to its first response byte:
 // from the resource timing when Chrome sent one, else from the event times.

@@ -41,6 +41,14 @@ func (w *entryWalk) entry(v any) any {
 		w.URL(&x.URL)
 		w.URL(&x.InitiatorURL)
 		w.Strings(&x.StatusText, &x.ErrorText)
+		if x.Headers != nil {
+			h := make(map[string]string, len(x.Headers))
+			for k, v := range x.Headers {
+				w.Text(&v)
+				h[k] = v
+			}
+			x.Headers = h
+		}
 		return x
 	case WebSocketEvent:
 		w.URL(&x.URL)

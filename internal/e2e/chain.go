@@ -107,6 +107,9 @@ type ChainOptions struct {
 	// RemoteDebugging launches Chromium with --remote-debugging-port=0 as
 	// well, so a test can reach its targets directly (DevToolsActivePort).
 	RemoteDebugging bool
+	// ExtraArgs are added to Chromium's command line (e.g.
+	// --ignore-certificate-errors for pages on a test TLS server).
+	ExtraArgs []string
 	// Files are written into $GASOLINE_HOME before the daemon starts:
 	// relative path (slash-separated, inside the home) → content, each
 	// file mode 0600 (e.g. "agent.json", which the daemon refuses wider).
@@ -175,6 +178,7 @@ func StartChainWith(tb testing.TB, hostBin string, opts ChainOptions) *Chain {
 	if opts.RemoteDebugging {
 		extra = append(extra, "--remote-debugging-port=0")
 	}
+	extra = append(extra, opts.ExtraArgs...)
 	c.Browser = testbrowser.Start(tb, testbrowser.Options{
 		ExtensionDir: filepath.Join(RepoRoot(), "extension"),
 		UserDataDir:  udd,

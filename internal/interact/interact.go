@@ -132,6 +132,13 @@ func (x *Interact) Forget(tab int) {
 	x.children.Forget(tab)
 }
 
+// Snapshots is the snapshot engine (its refs are the tabs' current ones).
+func (x *Interact) Snapshots() *snapshot.Snapshotter { return x.snaps }
+
+// Lock holds a tab's action queue: nothing else acts on the tab (nor
+// takes a snapshot of it) until the returned unlock is called.
+func (x *Interact) Lock(ctx context.Context, tab int) (func(), error) { return x.eng.Lock(ctx, tab) }
+
 // Describe names the element a target points at (button "Pay now"), or
 // "" when it has no element target or it cannot be named before ctx ends
 // (the action then reports its own error).

@@ -130,23 +130,11 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 	if p.Clip != nil {
 		p.CaptureBeyondViewport = ptr(true)
 	}
-	token, mask, err := applyMask(ctx, s, c)
+	data, masked, err := Capture(ctx, s, c, p)
 	if err != nil {
 		return nil, err
 	}
-	data, err := captureImage(ctx, s, p, mask.Visibility == "hidden")
-	var held bool
-	uctx, ucancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	herr := evalJSON(uctx, s, fmt.Sprintf(maskHeld, token), &held)
-	ucancel()
-	if err != nil {
-		return nil, tabs.ToolError(err)
-	}
-	if herr != nil || !held {
-		return nil, &tools.Error{Code: "page_changed", Retryable: true,
-			Message: fmt.Sprintf("tab %d changed while the screenshot was taken (the mask over sensitive fields was gone), so it was discarded; retry", tab)}
-	}
-	r := ScreenshotResult{TabID: tab, Format: format, Bytes: len(data), Masked: true, MaskedElements: mask.Count}
+	r := ScreenshotResult{TabID: tab, Format: format, Bytes: len(data), Masked: true, MaskedElements: masked}
 	if cfg, _, err := image.DecodeConfig(bytes.NewReader(data)); err == nil {
 		r.Width, r.Height = cfg.Width, cfg.Height
 	}
@@ -163,6 +151,32 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 	}
 	res.Content = append(res.Content, &mcp.ImageContent{Data: data, MIMEType: "image/" + format})
 	return res, nil
+}
+
+// Capture takes a screenshot of the tab with password, card and the
+// policy's mask selectors painted over (it fails closed: no mask, no
+// image), and returns the image and how many elements the mask covered.
+// A navigation during the capture discards the image (page_changed).
+// Every screenshot Gasoline takes goes through it (observe screenshot,
+// analyze visual_diff).
+func Capture(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams) ([]byte, int, error) {
+	token, mask, err := applyMask(ctx, s, c)
+	if err != nil {
+		return nil, 0, err
+	}
+	data, err := captureImage(ctx, s, p, mask.Visibility == "hidden")
+	var held bool
+	uctx, ucancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	herr := evalJSON(uctx, s, fmt.Sprintf(maskHeld, token), &held)
+	ucancel()
+	if err != nil {
+		return nil, 0, tabs.ToolError(err)
+	}
+	if herr != nil || !held {
+		return nil, 0, &tools.Error{Code: "page_changed", Retryable: true,
+			Message: fmt.Sprintf("tab %d changed while the screenshot was taken (the mask over sensitive fields was gone), so it was discarded; retry", s.TabID())}
+	}
+	return data, mask.Count, nil
 }
 
 // clip returns the region to capture: an element (ref or selector), the

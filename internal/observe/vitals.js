@@ -1,12 +1,14 @@
 // Gasoline vitals recorder: installed in the main world of every top-level
 // document (Page.addScriptToEvaluateOnNewDocument) and again on demand.
 // It records Core Web Vitals with PerformanceObserver (buffered, so a late
-// install still sees what happened) and never touches the page's DOM.
+// install still sees what happened) and long tasks (not buffered by
+// Chrome: seen from the install on; analyze performance reads them), and
+// never touches the page's DOM.
 (() => {
   if (window !== window.top) return;
   const KEY = Symbol.for('gasoline.vitals');
   if (window[KEY]) return;
-  const v = { lcp: null, lcpElement: null, fcp: null, cls: 0, inp: null, interactions: 0, observers: [] };
+  const v = { lcp: null, lcpElement: null, fcp: null, cls: 0, inp: null, interactions: 0, longTasks: [], longTaskCount: 0, observers: [] };
   Object.defineProperty(window, KEY, { value: v });
   const durations = new Map();
   let session = 0, first = 0, last = 0;
@@ -38,6 +40,10 @@
     },
   };
   on['first-input'] = on.event;
+  on.longtask = (e) => {
+    v.longTaskCount++;
+    if (v.longTasks.length < 200) v.longTasks.push([e.startTime, e.duration]);
+  };
   for (const [type, cb] of Object.entries(on)) {
     try {
       const o = new PerformanceObserver((list) => list.getEntries().forEach(cb));

@@ -263,6 +263,10 @@ func (c *Core) OnRedactionCounts(raw json.RawMessage, owner func(tab int) (strin
 // the daemon's total).
 func (c *Core) RedactionStatus(sessionID string) map[string]any { return c.red.status(sessionID) }
 
+// Engine is the redaction engine of the policy in force, or the error
+// that blocks every output until the policy file is fixed.
+func (c *Core) Engine() (*redact.Engine, error) { return c.red.store.Engine() }
+
 // ReloadRedaction re-reads the redaction policy file now (it is also
 // picked up on its own within a moment of a change) and returns its error.
 func (c *Core) ReloadRedaction() error { return c.red.store.Reload() }

@@ -103,7 +103,7 @@ var catalogue = map[string]Param{
 	// Analysis and generation.
 	"wcag_level":  {Type: String, Desc: "WCAG conformance level", Enum: []string{"A", "AA", "AAA"}, Default: "AA", Example: "AA"},
 	"same_origin": {Type: Boolean, Desc: "check only same-origin links", Example: true},
-	"baseline":    {Type: String, Desc: "baseline screenshot name or path under the state directory", Example: "home"},
+	"baseline":    {Type: String, Desc: "baseline name (stored under the state directory on first use)", Example: "home"},
 	"threshold":   {Type: Number, Desc: "fraction of pixels allowed to differ", Min: bound(0), Max: bound(1), Example: 0.01},
 	"report_only": {Type: Boolean, Desc: "emit Content-Security-Policy-Report-Only", Example: true},
 

@@ -107,7 +107,7 @@ var table = []toolSpec{
 			{"csp", ro, 1, "report_only", "a Content-Security-Policy from the origins observed"},
 			{"har", ro, 1, "url to_file", "HAR 1.2 of captured traffic, redacted"},
 			{"reproduction", ro, 1, "after_cursor to_file", "a Playwright script replaying the recorded actions"},
-			{"sarif", ro, 1, "to_file", "accessibility findings as SARIF"},
+			{"sarif", ro, 1, "wcag_level to_file", "accessibility findings (analyze accessibility) as SARIF 2.1.0"},
 			{"test", ro, 1, "name after_cursor to_file", "a Playwright test with assertions"},
 			{"pr_summary", ro, 2, "", "a summary of the session for a pull request"},
 		},
