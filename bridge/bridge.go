@@ -17,14 +17,15 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/approval"
+	"github.com/gasoline-mcp/gasoline/internal/browsers"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/extid"
-	"github.com/gasoline-mcp/gasoline/internal/extlink"
 	"github.com/gasoline-mcp/gasoline/internal/httpguard"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/safety"
 	"github.com/gasoline-mcp/gasoline/internal/state"
+	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/terminal"
 	"github.com/gasoline-mcp/gasoline/internal/version"
 )
@@ -48,7 +49,7 @@ type Server struct {
 	log    *slog.Logger
 	creds  *creds.Set // one credential per role (docs/SECURITY.md)
 	guard  *httpguard.Guard
-	links  extlink.Hub
+	links  *browsers.Hub // the connected browsers; calls go to the one holding the tab
 	router *cdp.Router
 	safe   *safety.Core // approvals, policy, audit, redaction
 	mux    *http.ServeMux
@@ -68,14 +69,14 @@ type Server struct {
 }
 
 // CDP returns a typed CDP session on a tab of the connected browser.
-func (s *Server) CDP(tabID int) *cdp.Session { return s.router.Session(&s.links, tabID) }
+func (s *Server) CDP(tabID int) *cdp.Session { return s.router.Session(s.links, tabID) }
 
 // Approvals returns the approval engine (the panel and the CLI decide
 // through it; never an MCP tool).
 func (s *Server) Approvals() *approval.Engine { return s.safe.Approvals }
 
-// Extensions returns the hub of live extension links.
-func (s *Server) Extensions() *extlink.Hub { return &s.links }
+// Extensions returns the connected browsers.
+func (s *Server) Extensions() *browsers.Hub { return s.links }
 
 // Terminals returns the panel's terminals (tests; never an MCP tool).
 func (s *Server) Terminals() *terminal.Manager { return s.terms }
@@ -133,7 +134,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 
-	s := &Server{cfg: cfg, log: log, creds: set, stop: cancel, port: cfg.Port, router: cdp.NewRouter()}
+	s := &Server{cfg: cfg, log: log, creds: set, stop: cancel, port: cfg.Port, router: cdp.NewRouter(),
+		links: browsers.New(browsers.Config{Dir: cfg.Dir, Logger: log})}
 	s.guard = &httpguard.Guard{Creds: set, ExtensionOrigin: extid.Origin}
 	// The safety core first: everything the daemon logs from here on
 	// passes its server stage.
@@ -156,6 +158,12 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	s.mcp = m
 	s.browser.register(m)
+	s.browser.tabs.Sessions(func(id string) tabs.Owner { // restored sessions' tabs end with them
+		if x := m.SessionManager().Get(id); x != nil {
+			return x
+		}
+		return nil
+	})
 	if err := s.registerAgent(ctx, m); err != nil { // it wraps the interact modes to record them
 		closeAll(lns)
 		return err

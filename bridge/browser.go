@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/analyze"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
@@ -31,7 +32,7 @@ type browser struct {
 	actions *recorder.Recorder
 	noise   *noise.Rules
 	log     *slog.Logger
-	ana   *analyze.Analyzer
+	ana     *analyze.Analyzer
 }
 
 // newBrowser builds the relay state; its goroutines stop with ctx (wait
@@ -41,12 +42,15 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &browser{link: &s.links, store: store, noise: noise.Open(s.cfg.Dir), log: s.log}
+	b := &browser{link: s.links, store: store, noise: noise.Open(s.cfg.Dir), log: s.log}
 	session := func(tab int) *cdp.Session { return s.CDP(tab) }
 	b.tabs = tabs.New(ctx, tabs.Config{
-		Link:   &s.links,
-		CDP:    session,
-		Enable: b.enable,
+		Link:     s.links,
+		Browsers: s.links,
+		Dir:      s.cfg.Dir,
+		CDP:      session,
+		Enable:   b.enable,
+		Started:  func(tab int, since time.Time) { b.feed.StartAt(tab, since) },
 		Released: func(tab int, reason string) {
 			b.store.Forget(tab)
 			if b.actions != nil {
@@ -58,10 +62,11 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 		},
 		Logger: s.log,
 	})
+	s.links.SetInUse(b.tabs.Registry().InUse) // a browser away keeps its tab ids while sessions hold tabs there
 	b.feed = observe.NewFeed(ctx, observe.FeedConfig{Store: store, Owned: b.tabs.Registry().Owned, CDP: session, Logger: s.log})
-	b.act = interact.New(interact.Config{Tabs: b.tabs, CDP: session, Link: &s.links, Capture: store, Dir: s.cfg.Dir,
+	b.act = interact.New(interact.Config{Tabs: b.tabs, CDP: session, Link: s.links, Capture: store, Dir: s.cfg.Dir,
 		Egress: s.safe.Egress(), Logger: s.log})
-	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Link: &s.links, Dir: s.cfg.Dir,
+	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Browsers: s.links, Dir: s.cfg.Dir,
 		ResolveRef: b.act.ResolveRef, Noise: b.noise, Logger: s.log})
 	b.ana = s.newAnalyzer(b)
 	return b, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/gasoline-mcp/gasoline/internal/browsers"
 	"github.com/gasoline-mcp/gasoline/internal/extlink"
 	"github.com/gasoline-mcp/gasoline/internal/terminal"
 	"github.com/gasoline-mcp/gasoline/internal/wsutil"
@@ -36,30 +37,32 @@ func (s *Server) handleHostWS(w http.ResponseWriter, r *http.Request) {
 		Version: s.cfg.Version,
 		Logger:  s.log,
 		OnReady: func(l *extlink.Link) {
-			h := l.Hello()
-			s.log.Info("extension ready", "extension_version", h.Version, "browser", h.Browser)
-			s.links.Add(l)
-			s.browser.tabs.LinkReady()
+			h, r := l.Hello(), s.links.Add(l)
+			s.log.Info("extension ready", "extension_version", h.Version, "browser", r.Info.Label(), "slot", r.Slot, "restarted", r.Restarted)
+			s.browser.tabs.LinkReady(r.Slot, r.Restarted)
 		},
 		OnEvent: s.onExtensionEvent,
 		Serve:   s.servePanel,
 	})
 	err = l.Serve(r.Context())
 	s.terms.Drop(l)
-	s.links.Remove(l)
-	s.browser.tabs.LinkLost()
+	if slot, current := s.links.Remove(l); current {
+		s.browser.tabs.LinkLost(slot)
+	}
 	c.CloseNow()
 	s.log.Info("native host disconnected", "err", err)
 }
 
 // onExtensionEvent receives CDP and tab events on the link's read
-// goroutine and routes them; it never blocks. Tab state is updated before
-// the router forgets a tab, so a waiter whose events end can tell why.
+// goroutine and routes them; it never blocks. Tab ids become Gasoline tab
+// ids here (internal/browsers). Tab state is updated before the router
+// forgets a tab, so a waiter whose events end can tell why.
 func (s *Server) onExtensionEvent(l *extlink.Link, ev extlink.Event) {
 	if terminal.Handles(ev.Method) {
 		s.terms.Event(l, ev.Method, ev.Params)
 		return
 	}
+	slot, _ := s.links.Slot(l)
 	switch ev.Method {
 	case "cdp.event":
 		var p struct {
@@ -72,22 +75,36 @@ func (s *Server) onExtensionEvent(l *extlink.Link, ev extlink.Event) {
 			s.log.Warn("malformed cdp.event dropped", "bytes", len(ev.Params))
 			return
 		}
+		tab := browsers.TabID(slot, p.TabID)
 		// Capture first: a subscriber that sees an event knows the
 		// buffers already hold it.
-		s.browser.event(ev.Method, p.TabID, p.SessionID, p.Method, p.Params, nil)
-		s.router.Dispatch(p.TabID, p.SessionID, p.Method, p.Params)
-	case "tabs.removed", "cdp.detached", "cdp.attached", "tabs.ungrouped", "tabs.updated":
+		s.browser.event(ev.Method, tab, p.SessionID, p.Method, p.Params, nil)
+		s.router.Dispatch(tab, p.SessionID, p.Method, p.Params)
+	case "tabs.removed", "cdp.detached", "cdp.attached", "tabs.ungrouped", "tabs.grouped", "tabs.replaced", "tabs.updated":
+		params, err := browsers.Globalize(slot, ev.Params)
 		var p struct {
 			TabID int `json:"tab_id"`
 		}
-		json.Unmarshal(ev.Params, &p)
-		s.browser.event(ev.Method, p.TabID, "", "", nil, ev.Params)
+		if err != nil || json.Unmarshal(params, &p) != nil {
+			s.log.Warn("malformed tab event dropped", "method", ev.Method, "bytes", len(ev.Params))
+			return
+		}
+		s.browser.event(ev.Method, p.TabID, "", "", nil, params)
 		if ev.Method == "tabs.removed" || ev.Method == "cdp.detached" {
 			s.router.Forget(p.TabID)
 		}
 		s.log.Debug("extension event", "method", ev.Method, "tab", p.TabID)
+	case "browser.focused":
+		s.links.Focused(l)
+	case "browser.renamed":
+		var p struct {
+			Profile string `json:"profile"`
+		}
+		json.Unmarshal(ev.Params, &p)
+		s.links.Renamed(l, p.Profile)
 	case "redaction.counts": // the host's own event: its source stage's counts
-		if err := s.safe.OnRedactionCounts(ev.Params, s.browser.tabs.Registry().Owner); err != nil {
+		owner := func(tab int) (string, bool) { return s.browser.tabs.Registry().Owner(browsers.TabID(slot, tab)) }
+		if err := s.safe.OnRedactionCounts(ev.Params, owner); err != nil {
 			s.log.Warn("host redaction counts dropped", "err", err)
 		}
 	default:

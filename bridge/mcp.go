@@ -28,7 +28,7 @@ func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 		// The user's extra screenshot masks, from the redaction policy.
 		MaskSelectors: s.safe.MaskSelectors,
 		Daemon: func() mcpserver.Daemon {
-			return mcpserver.Daemon{PID: os.Getpid(), StartedAt: started, Extension: s.links.Connected()}
+			return mcpserver.Daemon{PID: os.Getpid(), StartedAt: started, Extension: s.links.Connected(), Browsers: s.links.List()}
 		},
 	})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sync"
 
+	"github.com/gasoline-mcp/gasoline/internal/browsers"
 	"github.com/gasoline-mcp/gasoline/internal/extlink"
 	"github.com/gasoline-mcp/gasoline/internal/generate"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
@@ -76,6 +77,11 @@ func (s *Server) servePanel(ctx context.Context, l *extlink.Link, method string,
 	}
 	if s.agentSide.panel == nil {
 		return nil, protocol.Errorf(protocol.CodeInternal, true, "the panel is not running in this daemon (it is starting or shutting down); retry in a moment")
+	}
+	slot, _ := s.links.Slot(l)
+	params, err := browsers.Globalize(slot, params) // the panel names tabs by Chrome's ids
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeBadRequest, false, "%v", err)
 	}
 	return s.agentSide.panel.Serve(ctx, method, params)
 }

@@ -6,6 +6,7 @@
 
 import { browserName } from './lib/browser.js';
 import { Connector, HOST_NAME, PROTOCOL_VERSION } from './lib/connector.js';
+import { PROFILE_KEY, cleanProfile, loadIdentity } from './lib/identity.js';
 import { log } from './lib/log.js';
 import { packageFile } from './lib/inject.js';
 import { PanelBridge, viaConnector, wirePanel } from './lib/panelbridge.js';
@@ -33,19 +34,39 @@ const panels = new PanelBridge({
   log,
 });
 
+// Which browser profile, and which run of the browser, this is: tab ids are
+// unique only within one browser, so the daemon tells browsers apart by it.
+let identity = null;
+const identify = () => {
+  identity ??= loadIdentity({
+    local: chrome.storage.local,
+    session: chrome.storage.session,
+  }).catch((err) => {
+    identity = null; // the next hello tries again
+    throw err;
+  });
+  return identity;
+};
+
 const connector = new Connector({
   connect: () => chrome.runtime.connectNative(HOST_NAME),
-  hello: () => ({
+  hello: async () => ({
     protocol: PROTOCOL_VERSION,
     role: 'extension',
     version: chrome.runtime.getManifest().version,
     extension_id: chrome.runtime.id,
     browser: browserName(navigator),
+    ...(await identify()),
   }),
   onRequest: (method, params) => relay.handle(method, params),
   onEvent: (method, params) =>
     panels.event(method, params) || log(`event ${method} ignored`),
-  onState: (state, detail) => panels.linkState(state, detail),
+  onState: (state, detail) => {
+    panels.linkState(state, detail);
+    // A daemon that came back got the hello the host replayed, with the
+    // profile name of then: say the current one.
+    if (state === 'ready') announceProfile();
+  },
   lastError: () => chrome.runtime.lastError?.message,
   log,
 });
@@ -58,6 +79,18 @@ wire(
 );
 
 wirePanel(chrome, panels, log);
+
+// The user names this browser profile in the panel (storage.local).
+async function announceProfile() {
+  const id = await identify().catch(() => null);
+  if (id) connector.notify('browser.renamed', { profile: id.profile });
+}
+chrome.storage.onChanged.addListener((changes, area) => {
+  if (area !== 'local' || !(PROFILE_KEY in changes)) return;
+  const profile = cleanProfile(changes[PROFILE_KEY].newValue);
+  identity = identify().then((id) => ({ ...id, profile }));
+  connector.notify('browser.renamed', { profile });
+});
 
 chrome.runtime.onStartup.addListener(() => connector.start());
 chrome.runtime.onInstalled.addListener(() => connector.start());

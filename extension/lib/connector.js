@@ -14,7 +14,7 @@ export class Connector {
   /**
    * @param {object} opts
    * @param {() => chrome.runtime.Port} opts.connect opens a native port
-   * @param {() => object} opts.hello the hello params
+   * @param {() => (object|Promise<object>)} opts.hello the hello params
    * @param {(method: string, params: object) => Promise<unknown>} opts.onRequest
    * @param {(method: string, params: unknown) => void} [opts.onEvent]
    *   events other than the host's link.* ones
@@ -79,12 +79,21 @@ export class Connector {
     });
     this.link = link;
     this.ready = false;
-    link
-      .request('hello', this.opts.hello(), { timeoutMs: this.helloTimeoutMs })
-      .then(
-        (result) => this.greeted(link, result),
-        (err) => link.close(`hello failed: ${err.code ?? errorText(err)}`),
-      );
+    const failed = (err) =>
+      link.close(`hello failed: ${err?.code ?? errorText(err)}`);
+    const send = (params) =>
+      link
+        .request('hello', params, { timeoutMs: this.helloTimeoutMs })
+        .then((result) => this.greeted(link, result), failed);
+    let params;
+    try {
+      params = this.opts.hello();
+    } catch (err) {
+      failed(err);
+      return;
+    }
+    if (typeof params?.then === 'function') params.then(send, failed);
+    else send(params);
   }
 
   greeted(link, result) {

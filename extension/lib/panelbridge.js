@@ -21,6 +21,9 @@ export const PANEL_METHODS = Object.freeze([
   'panel.history',
   'panel.providers',
   'panel.export',
+  'panel.tab',
+  'panel.share',
+  'panel.unshare',
   ...TERM_METHODS,
 ]);
 

@@ -1,10 +1,11 @@
-// Turns chrome.tabs.onUpdated into the tabs.updated and tabs.ungrouped
-// events, and serves waits for a tab to finish loading.
+// Turns chrome.tabs.onUpdated into the tabs.updated, tabs.ungrouped and
+// tabs.grouped events, and serves waits for a tab to finish loading.
 //
 // tabs.updated goes out only for tabs the relay works with ("known": created,
 // attached, activated or grouped through it), never for the user's other
 // tabs. tabs.ungrouped goes out when a tab leaves a group the relay made or
-// joined, unless the relay itself moved it.
+// joined, tabs.grouped when a tab joins one (the user shares it: drag, or
+// the tab strip's "Add tab to group"), unless the relay itself moved it.
 
 import { ProtocolError, mapChromeError } from './errors.js';
 import { realTimers } from './timers.js';
@@ -103,11 +104,18 @@ export class TabWatch {
     const old = this.members.get(tabId);
     const exp = this.expected.get(tabId);
     this.expected.delete(tabId);
-    if (this.groups.has(groupId)) this.members.set(tabId, groupId);
+    const ours = this.groups.has(groupId);
+    if (ours) this.members.set(tabId, groupId);
     else this.members.delete(tabId);
-    if (old === undefined || old === groupId) return;
-    if (exp === ANY_GROUP || exp === groupId) return;
-    this.notify('tabs.ungrouped', { tab_id: tabId, group_id: old });
+    if (old === groupId) return;
+    if (exp === ANY_GROUP || exp === groupId) return; // the relay moved it
+    if (old !== undefined) {
+      this.notify('tabs.ungrouped', { tab_id: tabId, group_id: old });
+    }
+    if (ours) {
+      this.known.add(tabId);
+      this.notify('tabs.grouped', { tab_id: tabId, group_id: groupId });
+    }
   }
 
   /** chrome.tabGroups.onRemoved: the group's last tab left. */

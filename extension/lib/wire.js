@@ -4,6 +4,8 @@
 
 import { MAX_EVENT_BYTES, cdpDetached, cdpEvent } from './events.js';
 
+const WINDOW_ID_NONE = -1; // chrome.windows.WINDOW_ID_NONE
+
 /**
  * @param {typeof chrome} api chrome, or a fake with the same events
  * @param {import('./relay.js').Relay} relay
@@ -53,5 +55,11 @@ export function wire(api, relay, notify, log = () => {}) {
 
   api.tabGroups.onRemoved.addListener((group) => {
     relay.watch.groupRemoved(group.id);
+  });
+
+  // The browser the user works in: new tabs of agents that name no
+  // browser go to the one focused last.
+  api.windows?.onFocusChanged.addListener((windowId) => {
+    if (windowId !== WINDOW_ID_NONE) notify('browser.focused', {});
   });
 }

@@ -5,6 +5,8 @@ import { PanelController } from './controller.js';
 import { wireChat } from './chatdom.js';
 import { bind, renderer } from './dom.js';
 import { bindTerminal, wireTerminal } from './terminaldom.js';
+import { PROFILE_KEY, cleanProfile } from '../lib/identity.js';
+import { ShareCard, bindShare, wireBrowserName } from './share.js';
 
 const CONVERSATION_KEY = 'panel.conversation';
 
@@ -70,3 +72,21 @@ const controller = new PanelController({
 wireChat(els, controller);
 controller.terminal = wireTerminal(bindTerminal(document), controller.client);
 controller.start();
+
+// This tab: share it with an agent, or stop sharing.
+const shareEls = bindShare(document);
+const share = new ShareCard({
+  client: controller.client,
+  activeTab,
+  els: shareEls,
+  doc: document,
+});
+chrome.tabs.onActivated.addListener(() => share.refresh());
+chrome.tabs.onUpdated.addListener((_, change) => {
+  if ('groupId' in change || change.status === 'complete') share.refresh();
+});
+share.start();
+wireBrowserName(shareEls, {
+  get: async () => (await chrome.storage.local.get(PROFILE_KEY))[PROFILE_KEY],
+  set: (v) => chrome.storage.local.set({ [PROFILE_KEY]: cleanProfile(v) }),
+});

@@ -154,3 +154,37 @@ test('stop closes for good', async () => {
   ports[0].drop();
   assert.equal(ports.length, 1);
 });
+
+test('an async hello is awaited; one that fails closes the port and retries', async () => {
+  const ports = [];
+  const timers = new FakeTimers();
+  let fail = true;
+  const c = new Connector({
+    connect: () => {
+      const p = new FakePort();
+      ports.push(p);
+      return p;
+    },
+    hello: async () => {
+      await flush();
+      if (fail) throw new Error('storage unavailable');
+      return { ...HELLO, browser_id: 'b' };
+    },
+    onRequest: async () => ({}),
+    log: logger(),
+    timers,
+    backoff: new Backoff({ random: () => 0.5 }),
+  });
+  c.start();
+  await flush();
+  await flush();
+  assert.deepEqual(ports[0].sent, [], 'nothing sent without params');
+  assert.equal(ports[0].disconnected, true);
+  fail = false;
+  timers.advance(500);
+  await flush();
+  await flush();
+  assert.deepEqual(ports[1].sent, [
+    { id: 1, method: 'hello', params: { ...HELLO, browser_id: 'b' } },
+  ]);
+});

@@ -10,7 +10,11 @@ class FakeArea {
     this.data = {};
   }
   async get(key) {
-    return key in this.data ? { [key]: structuredClone(this.data[key]) } : {};
+    const out = {};
+    for (const k of Array.isArray(key) ? key : [key]) {
+      if (k in this.data) out[k] = structuredClone(this.data[k]);
+    }
+    return out;
   }
   async set(obj) {
     Object.assign(this.data, structuredClone(obj));

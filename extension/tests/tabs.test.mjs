@@ -267,3 +267,31 @@ test('our groups survive a worker restart', async () => {
     ['tabs.updated', { tab_id: 5, group_id: -1 }],
   ]);
 });
+
+test('tabs.grouped when the user moves a tab into our group', async () => {
+  const { c, relay, sent } = setup();
+  const users = c.addTab();
+  const other = c.addTab();
+  await relay.handle('tabs.group', { tab_ids: [5], title: 'G' });
+  c.update(users, { groupId: 1 }); // dragged in, or "Add tab to group"
+  assert.deepEqual(sent('tabs.grouped'), [{ tab_id: users, group_id: 1 }]);
+  c.update(users, { title: 'now known' });
+  assert.deepEqual(sent('tabs.updated').at(-1), {
+    tab_id: users,
+    title: 'now known',
+  });
+  // moved on to another of our groups: left one, joined the other
+  await relay.handle('tabs.group', { tab_ids: [other], title: 'H' });
+  c.update(users, { groupId: 2 });
+  assert.deepEqual(sent('tabs.ungrouped').at(-1), {
+    tab_id: users,
+    group_id: 1,
+  });
+  assert.deepEqual(sent('tabs.grouped').at(-1), { tab_id: users, group_id: 2 });
+  // the relay's own moves are not reported; a group of the user's is none
+  // of our business
+  await relay.handle('tabs.group', { tab_ids: [users], group_id: 1 });
+  c.groupsMap.set(9, { id: 9 });
+  c.update(other, { groupId: 9 });
+  assert.equal(sent('tabs.grouped').length, 2);
+});

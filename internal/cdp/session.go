@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 )
 
-// Caller sends one request over the extension link (an *extlink.Hub or an
+// Caller sends one request over the extension link (a *browsers.Hub or an
 // *extlink.Link).
 type Caller interface {
 	Call(ctx context.Context, method string, params any) (json.RawMessage, error)

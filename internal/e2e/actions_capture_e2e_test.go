@@ -11,6 +11,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/actions"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/tabs"
 )
 
 // owner is an MCP session as the tab manager sees it.
@@ -33,7 +34,7 @@ func TestE2EActionCaptureWired(t *testing.T) {
 	api := slowAPI(t)
 	o := owner{id: "sess-actions", done: make(chan struct{})}
 	defer close(o.done)
-	tb, _, err := f.c.Server.Tabs().Open(ctx, o, "e2e", f.c.PageURL("pages/actions/slow.html?api="+api.URL+"/slow?ms=600"), "load")
+	tb, _, err := f.c.Server.Tabs().Open(ctx, o, tabs.Req{Client: "e2e", URL: f.c.PageURL("pages/actions/slow.html?api=" + api.URL + "/slow?ms=600"), Wait: "load"})
 	require.NoError(t, err)
 	tab := tb.ID
 	s := f.c.Server.CDP(tab)

@@ -66,6 +66,9 @@ type Link struct {
 	log  *slog.Logger
 
 	nextID atomic.Int64
+	// lastRecv is when the link last read a message (unix nanoseconds):
+	// a browser that answers nothing shows here.
+	lastRecv atomic.Int64
 
 	mu      sync.Mutex
 	pending map[int64]chan result
@@ -112,12 +115,29 @@ func (l *Link) Serve(ctx context.Context) error {
 		if err != nil {
 			break
 		}
+		l.lastRecv.Store(time.Now().UnixNano())
 		l.handle(hctx, raw)
 	}
 	l.shutdown(err)
 	cancel()
 	l.serving.Wait()
 	return err
+}
+
+// LastReceived is when the link last read a message from the extension
+// (zero before the first).
+func (l *Link) LastReceived() time.Time {
+	if n := l.lastRecv.Load(); n != 0 {
+		return time.Unix(0, n)
+	}
+	return time.Time{}
+}
+
+// Done reports whether the link has closed.
+func (l *Link) Done() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.closed != nil
 }
 
 // Ready is closed after a successful hello.

@@ -184,29 +184,6 @@ func TestCallBoundedByContext(t *testing.T) {
 	require.Equal(t, protocol.CodeTimeout, pe.Code)
 }
 
-func TestHubWaitAndFailover(t *testing.T) {
-	var h Hub
-	_, err := h.Call(t.Context(), "ping", nil)
-	require.ErrorContains(t, err, protocol.CodeExtensionDisconnected)
-
-	got := make(chan *Link, 1)
-	go func() { l, _ := h.Wait(t.Context()); got <- l }()
-	a, b := &Link{}, &Link{}
-	h.Add(a)
-	require.Same(t, a, <-got)
-	h.Add(b)
-	require.Same(t, b, h.Current())
-	h.Remove(b)
-	require.Same(t, a, h.Current())
-	h.Remove(a)
-	require.False(t, h.Connected())
-
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	_, err = h.Wait(ctx)
-	require.ErrorContains(t, err, protocol.CodeExtensionDisconnected)
-}
-
 func mustGet(t *testing.T, raw json.RawMessage, k string) json.RawMessage {
 	var m map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(raw, &m))

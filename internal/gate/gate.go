@@ -31,6 +31,8 @@ type Tabs interface {
 	Resolve(session string, tab int) (int, bool)
 	// URL is the tab's page.
 	URL(tab int) string
+	// IsShared reports the user's own tab, shared with its session.
+	IsShared(tab int) bool
 }
 
 // Config configures a Gate. Every field but Notice is required.
@@ -121,11 +123,17 @@ func (g *Gate) where(c *mcpserver.Call) (where, *tools.Error) {
 	if u := c.Str("url"); u != "" {
 		w.scope.Origin = OriginOf(u)
 		w.label = " to " + w.scope.Origin
+		if w.scope.TabID != 0 && g.cfg.Tabs.IsShared(w.scope.TabID) {
+			w.label += fmt.Sprintf(" in your own tab %d, which you shared with this agent", w.scope.TabID)
+		}
 		return w, nil
 	}
 	if w.scope.TabID != 0 {
 		w.scope.Origin = OriginOf(g.cfg.Tabs.URL(w.scope.TabID))
 		w.label = fmt.Sprintf(" on tab %d (%s)", w.scope.TabID, w.scope.Origin)
+		if g.cfg.Tabs.IsShared(w.scope.TabID) {
+			w.label = fmt.Sprintf(" on your own tab %d (%s), which you shared with this agent", w.scope.TabID, w.scope.Origin)
+		}
 	}
 	return w, nil
 }

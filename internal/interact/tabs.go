@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/gasoline-mcp/gasoline/internal/browsers"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
@@ -44,7 +45,7 @@ func clientName(c *mcpserver.Call) string { return c.Session.Info().Client.Name 
 func (x *Interact) newTab(ctx context.Context, c *mcpserver.Call) (any, error) {
 	ctx, cancel := observe.Budget(ctx, c)
 	defer cancel()
-	t, nav, err := x.tabs.Open(ctx, c.Session, clientName(c), c.Str("url"), c.Str("wait_until"))
+	t, nav, err := x.tabs.Open(ctx, c.Session, tabs.Req{Client: clientName(c), Browser: c.Str("browser"), URL: c.Str("url"), Wait: c.Str("wait_until")})
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +61,8 @@ func (x *Interact) navigate(ctx context.Context, c *mcpserver.Call) (any, error)
 		return nil, err
 	}
 	defer unlock()
-	t, nav, err := x.tabs.Navigate(ctx, c.Session, clientName(c), c.Int("tab_id", 0), c.Str("url"), c.Str("wait_until"))
+	t, nav, err := x.tabs.Navigate(ctx, c.Session, tabs.Req{Client: clientName(c), Browser: c.Str("browser"), Tab: c.Int("tab_id", 0),
+		URL: c.Str("url"), Wait: c.Str("wait_until")})
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +77,7 @@ func (x *Interact) switchTab(ctx context.Context, c *mcpserver.Call) (any, error
 	if err != nil {
 		return nil, err
 	}
-	r := TabResult{TabID: id, GroupID: x.tabs.Registry().Group(c.Session.ID()), URL: x.tabs.URL(id)}
+	r := TabResult{TabID: id, GroupID: x.tabs.Registry().Group(c.Session.ID(), browsers.SlotOf(id)), URL: x.tabs.URL(id)}
 	if raw, err := x.link.Call(ctx, "tabs.get", map[string]int{"tab_id": id}); err == nil {
 		var res struct {
 			Tab tabs.Tab `json:"tab"`

@@ -33,6 +33,8 @@ type Health struct {
 	// its session_id is redacted here too, as a credential.)
 	Caller session.Info `json:"caller"`
 	Modes  ModeCount    `json:"modes"`
+	// Browsers are the connected browsers, by name and profile.
+	Browsers any `json:"browsers,omitempty"`
 }
 
 // TransportStatus matches /health's transport_status.
@@ -60,6 +62,7 @@ func (s *Server) health(ctx context.Context, c *Call) (any, error) {
 		TransportStatus: TransportStatus{Stdio: stdio, HTTP: http, Extension: extensionState(d.Extension)},
 		Caller:          c.Session.Info(),
 		Modes:           s.modeCount(),
+		Browsers:        d.Browsers,
 	}
 	return h, nil
 }

@@ -58,6 +58,8 @@ type Daemon struct {
 	PID       int
 	StartedAt time.Time
 	Extension bool // a browser extension is connected
+	// Browsers lists the connected browsers (configure health).
+	Browsers any
 }
 
 // Server is the daemon's MCP server. Create it with New.

@@ -48,6 +48,7 @@ type Feed struct {
 type tabFeed struct {
 	maxTS    atomic.Uint64 // float64 bits: newest console/exception timestamp seen
 	fence    atomic.Uint64 // float64 bits: drop console/exceptions at or before this
+	floor    atomic.Uint64 // float64 bits: capture started here (a shared tab); drop what is older
 	children []Child       // guarded by Feed.mu
 }
 
@@ -117,6 +118,9 @@ func (f *Feed) replayed(tab int, params json.RawMessage) bool {
 	if fence := math.Float64frombits(t.fence.Load()); fence > 0 && ts > 0 && ts <= fence {
 		return true
 	}
+	if floor := math.Float64frombits(t.floor.Load()); floor > 0 && ts > 0 && ts < floor {
+		return true
+	}
 	for {
 		old := t.maxTS.Load()
 		if ts <= math.Float64frombits(old) || t.maxTS.CompareAndSwap(old, math.Float64bits(ts)) {
@@ -134,6 +138,14 @@ func (f *Feed) Attached(tab int) {
 	f.mu.Lock()
 	t.children = nil // child sessions do not survive a detach
 	f.mu.Unlock()
+}
+
+// StartAt makes the tab's capture start at since: console messages and
+// exceptions older than that (Chrome replays the ones it kept when the
+// debugger attaches) are never captured. For a tab the user shares: what
+// it logged before it was shared is not the agent's to read.
+func (f *Feed) StartAt(tab int, since time.Time) {
+	f.tab(tab).floor.Store(math.Float64bits(float64(since.UnixNano()) / 1e6))
 }
 
 // Forget drops what the feed knows of a tab that left its session.

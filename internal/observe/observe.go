@@ -13,6 +13,7 @@ package observe
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -21,6 +22,7 @@ import (
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 
+	"github.com/gasoline-mcp/gasoline/internal/browsers"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
@@ -33,8 +35,9 @@ type Config struct {
 	Tabs  *tabs.Manager
 	Store *capture.Store
 	Feed  *Feed
-	// Link lists every browser tab (tabs.query) for observe tabs.
-	Link tabs.Caller
+	// Browsers lists the connected browsers and each one's tabs, for
+	// observe tabs.
+	Browsers Browsers
 	// Dir is the state directory; large outputs (to_file) go under
 	// Dir/captures.
 	Dir string
@@ -46,6 +49,13 @@ type Config struct {
 	// error_bundles and timeline; each answer counts what it hid.
 	Noise  Filter
 	Logger *slog.Logger
+}
+
+// Browsers is what observe tabs asks of the connected browsers (a
+// *browsers.Hub).
+type Browsers interface {
+	List() []browsers.Info
+	CallIn(ctx context.Context, slot browsers.Slot, method string, params any) (json.RawMessage, error)
 }
 
 // Filter tells noise from the rest: a console message or error, by its

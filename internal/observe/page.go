@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/gasoline-mcp/gasoline/internal/browsers"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
@@ -169,12 +170,15 @@ func evalJSON(ctx context.Context, s *cdp.Session, expression string, v any) err
 	return json.Unmarshal(res.Result.Value, v)
 }
 
-// TabsResult is observe tabs' answer.
+// TabsResult is observe tabs' answer: the session's tabs (nothing else:
+// only what is in its tab groups is the agent's to see) and the connected
+// browsers.
 type TabsResult struct {
 	Current int       `json:"current_tab,omitempty"`
 	Tabs    []TabInfo `json:"tabs"`
-	GroupID int       `json:"group_id"`
-	All     bool      `json:"all,omitempty"`
+	// GroupID is the session's tab group in the current tab's browser.
+	GroupID  int             `json:"group_id"`
+	Browsers []browsers.Info `json:"browsers"`
 }
 
 // TabInfo is one tab in observe tabs.
@@ -183,19 +187,74 @@ type TabInfo struct {
 	URL    string `json:"url"`
 	Title  string `json:"title"`
 	Status string `json:"status,omitempty"`
-	// Owner is "you" for the session's tabs, "other_session" for another
-	// Gasoline session's, "" for the user's own (all:true only).
-	Owner string `json:"owner,omitempty"`
+	// Browser is the id of the browser holding the tab.
+	Browser string `json:"browser,omitempty"`
+	// SharedBy is "user" for the user's own tab, shared with the session
+	// (moved into its group, or Share in the panel); such a tab is never
+	// closed by Gasoline, and the user may take it back at any time.
+	SharedBy string `json:"shared_by,omitempty"`
 }
 
 func (o *Observer) tabs(ctx context.Context, c *mcpserver.Call) (any, error) {
 	ctx, cancel := Budget(ctx, c)
 	defer cancel()
 	sid := c.Session.ID()
-	reg := o.cfg.Tabs.Registry()
-	raw, err := o.cfg.Link.Call(ctx, "tabs.query", struct{}{})
+	list := o.cfg.Browsers.List()
+	r := TabsResult{GroupID: tabs.NoGroup, Tabs: []TabInfo{}, Browsers: list}
+	info := map[browsers.Slot]browsers.Info{}
+	for _, b := range list {
+		info[b.Slot] = b
+	}
+	known := map[int]tabs.Tab{}
+	for slot := range o.slotsOf(sid) {
+		if info[slot].State == browsers.StateDisconnected {
+			continue
+		}
+		present, err := o.listIn(ctx, slot)
+		if err != nil {
+			return nil, tabs.ToolError(err)
+		}
+		o.cfg.Tabs.Reconcile(sid, slot, present)
+		for id, t := range present {
+			known[id] = t
+		}
+	}
+	mine := o.cfg.Tabs.Registry().Tabs(sid)
+	if len(mine) > 0 {
+		r.Current = mine[0]
+		r.GroupID = o.cfg.Tabs.Registry().Group(sid, browsers.SlotOf(mine[0]))
+	}
+	for _, id := range mine {
+		t, ok := known[id]
+		if !ok {
+			t = tabs.Tab{URL: o.cfg.Tabs.URL(id)}
+		}
+		ti := TabInfo{ID: id, URL: t.URL, Title: t.Title, Status: t.Status, Browser: info[browsers.SlotOf(id)].ID}
+		if o.cfg.Tabs.IsShared(id) {
+			ti.SharedBy = "user"
+		}
+		r.Tabs = append(r.Tabs, ti)
+	}
+	return mcpserver.Result(tabsText(r, info, c.Session.Info().Client.Name), r)
+}
+
+// slotsOf is the browsers where the session has tabs or groups.
+func (o *Observer) slotsOf(sid string) map[browsers.Slot]bool {
+	out := map[browsers.Slot]bool{}
+	for _, t := range o.cfg.Tabs.Registry().Tabs(sid) {
+		out[browsers.SlotOf(t)] = true
+	}
+	for s := range o.cfg.Tabs.Registry().Groups(sid) {
+		out[s] = true
+	}
+	return out
+}
+
+// listIn lists a browser's tabs by Gasoline id.
+func (o *Observer) listIn(ctx context.Context, slot browsers.Slot) (map[int]tabs.Tab, error) {
+	raw, err := o.cfg.Browsers.CallIn(ctx, slot, "tabs.query", struct{}{})
 	if err != nil {
-		return nil, tabs.ToolError(err)
+		return nil, err
 	}
 	var q struct {
 		Tabs []tabs.Tab `json:"tabs"`
@@ -203,48 +262,48 @@ func (o *Observer) tabs(ctx context.Context, c *mcpserver.Call) (any, error) {
 	if err := json.Unmarshal(raw, &q); err != nil {
 		return nil, fmt.Errorf("observe: decoding tabs.query: %w", err)
 	}
-	byID := map[int]tabs.Tab{}
+	out := make(map[int]tabs.Tab, len(q.Tabs))
 	for _, t := range q.Tabs {
-		byID[t.ID] = t
+		t.ID = browsers.TabID(slot, t.ID)
+		out[t.ID] = t
 	}
-	r := TabsResult{GroupID: reg.Group(sid), All: c.Bool("all"), Tabs: []TabInfo{}}
-	mine := o.cfg.Tabs.Reconcile(sid, byID)
-	if len(mine) > 0 {
-		r.Current = mine[0]
-	}
-	for _, id := range mine {
-		t := byID[id]
-		r.Tabs = append(r.Tabs, TabInfo{ID: id, URL: t.URL, Title: t.Title, Status: t.Status, Owner: "you"})
-	}
-	if r.All {
-		for _, t := range q.Tabs {
-			owner, ok := reg.Owner(t.ID)
-			if ok && owner == sid {
-				continue
-			}
-			ti := TabInfo{ID: t.ID, URL: t.URL, Title: t.Title}
-			if ok {
-				ti.Owner = "other_session"
-			}
-			r.Tabs = append(r.Tabs, ti)
-		}
-	}
+	return out, nil
+}
+
+func tabsText(r TabsResult, info map[browsers.Slot]browsers.Info, client string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d tabs", len(r.Tabs))
-	if !r.All {
-		b.WriteString(" owned by this session")
-	}
+	fmt.Fprintf(&b, "%d tabs in this session", len(r.Tabs))
 	for _, t := range r.Tabs {
 		mark := " "
 		if t.ID == r.Current {
 			mark = "*"
 		}
-		fmt.Fprintf(&b, "\n%s %d %s %q %s", mark, t.ID, t.URL, t.Title, t.Owner)
+		who := "opened by you"
+		if t.SharedBy == "user" {
+			who = "the user's own tab, shared with you"
+		}
+		fmt.Fprintf(&b, "\n%s %d %s %q (%s", mark, t.ID, t.URL, t.Title, who)
+		if len(info) > 1 {
+			fmt.Fprintf(&b, "; in %s", info[browsers.SlotOf(t.ID)].Label())
+		}
+		b.WriteString(")")
 	}
-	if len(mine) == 0 {
+	if len(r.Tabs) == 0 {
 		b.WriteString("\nthis session has no tab: interact new_tab opens one")
 	}
-	return mcpserver.Result(b.String(), r)
+	b.WriteString("\nbrowsers:")
+	for _, x := range r.Browsers {
+		fmt.Fprintf(&b, " %s (%s", x.Label(), x.State)
+		if x.Default {
+			b.WriteString(", default for new tabs")
+		}
+		b.WriteString(");")
+	}
+	if len(r.Browsers) == 0 {
+		b.WriteString(" none connected;")
+	}
+	fmt.Fprintf(&b, "\nonly the tabs in this session's tab group are yours to see: the user can share another tab by moving it into the group %q or with Share in the Gasoline panel", tabs.GroupTitle(client))
+	return b.String()
 }
 
 // dialogGuard returns a context that ends when a JavaScript dialog opens in

@@ -231,13 +231,9 @@ func (p *Panel) panelChat(raw json.RawMessage) (any, *protocol.Error) {
 
 // adoptTab lets the panel session work on the tab the panel was opened on
 // when no agent session owns it (the user's own tab, opened by the user
-// in this panel). A tab another session owns stays theirs.
-func (p *Panel) adoptTab(tab int) {
-	reg := p.cfg.Tabs.Registry()
-	if _, owned := reg.Owner(tab); !owned {
-		reg.Own(SessionID, tab)
-	}
-}
+// in this panel: shared with the panel's session, never closed by it). A
+// tab another session owns stays theirs.
+func (p *Panel) adoptTab(tab int) { p.cfg.Tabs.Adopt(SessionID, tab) }
 
 func (p *Panel) panelHistory(raw json.RawMessage) (any, *protocol.Error) {
 	var h struct {

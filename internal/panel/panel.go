@@ -136,6 +136,12 @@ func (p *Panel) Serve(ctx context.Context, method string, params json.RawMessage
 		return p.panelProviders(ctx), nil
 	case "panel.export":
 		return p.panelExport(ctx, params)
+	case "panel.tab":
+		return p.panelTab(params)
+	case "panel.share":
+		return p.panelShare(ctx, params)
+	case "panel.unshare":
+		return p.panelUnshare(ctx, params)
 	}
 	return nil, protocol.Errorf(protocol.CodeUnknownMethod, false, "the daemon has no method %q", method)
 }

@@ -87,6 +87,16 @@ type Hello struct {
 	Version     string `json:"version"`
 	ExtensionID string `json:"extension_id"`
 	Browser     string `json:"browser,omitempty"`
+	// BrowserID names the browser profile the extension runs in: random,
+	// made once and kept in the profile's storage. Tab ids are unique only
+	// within one browser; the daemon tells browsers apart by this.
+	BrowserID string `json:"browser_id,omitempty"`
+	// RunID changes each time the browser starts (and survives service
+	// worker restarts): tab and group ids of another run mean nothing.
+	RunID string `json:"run_id,omitempty"`
+	// Profile is the name the user gave this browser profile in the panel
+	// ("" when none).
+	Profile string `json:"profile,omitempty"`
 }
 
 // Welcome is the daemon's result for hello.

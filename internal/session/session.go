@@ -232,6 +232,21 @@ func (m *Manager) Counts() (stdio, http int) {
 	return stdio, http
 }
 
+// List returns a snapshot of every session kept (ready or degraded).
+func (m *Manager) List() []Info {
+	m.mu.Lock()
+	all := make([]*Session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		all = append(all, s)
+	}
+	m.mu.Unlock()
+	out := make([]Info, 0, len(all))
+	for _, s := range all {
+		out = append(out, s.Info())
+	}
+	return out
+}
+
 // Len returns the number of sessions kept (ready or degraded).
 func (m *Manager) Len() int {
 	m.mu.Lock()

@@ -18,6 +18,11 @@ const (
 	CodeTabClosed        = protocol.CodeTabClosed
 	CodeCanceledByUser   = "canceled_by_user"  // the user dismissed the debugging bar
 	CodeNavigationFailed = "navigation_failed" // Chrome could not load the URL
+	// CodeTabNotShared: the user's tab was shared with the session and no
+	// longer is (moved out of the group, group closed, Stop sharing).
+	CodeTabNotShared = "tab_not_shared"
+	// CodeTabShared: close_tab on the user's own tab (never closed).
+	CodeTabShared = "tab_is_users"
 )
 
 var (
@@ -30,21 +35,47 @@ var (
 func lookupError(tab int, why Why) *tools.Error {
 	switch why.Kind {
 	case WhyNoTab:
+		if why.Shared && why.Reason == ReasonUngrouped {
+			return goneError(why.Last, why.Reason, true)
+		}
 		return &tools.Error{Code: CodeNoTab, NextAction: newTab,
 			Message: "this session has no tab yet; open one with interact new_tab (or navigate, which opens one)"}
 	case WhyGone:
-		if why.Reason == ReasonUngrouped {
-			return &tools.Error{Code: CodeTabNotOwned, NextAction: listTabs,
-				Message: fmt.Sprintf("tab %d left this session: the user moved it out of the session's tab group; observe tabs lists the tabs you own", tab)}
-		}
-		return &tools.Error{Code: CodeTabClosed, NextAction: listTabs,
-			Message: fmt.Sprintf("tab %d was closed; observe tabs lists the tabs you own, or open one with interact new_tab", tab)}
+		return goneError(tab, why.Reason, why.Shared)
 	case WhyOther:
 		return &tools.Error{Code: CodeTabNotOwned, NextAction: listTabs,
 			Message: fmt.Sprintf("tab %d belongs to another Gasoline session; use a tab you own (observe tabs lists them) or open one with interact new_tab", tab)}
 	}
 	return &tools.Error{Code: CodeTabNotOwned, NextAction: listTabs,
 		Message: fmt.Sprintf("tab %d is not one of this session's tabs (Gasoline never acts on tabs it did not open for you); observe tabs lists yours, interact new_tab opens one", tab)}
+}
+
+// goneError is the error of a call on a tab that left the session: shared
+// (the user took it back), dragged out, or closed. It is also the error
+// calls in flight on the tab end with.
+func goneError(tab int, reason string, shared bool) *tools.Error {
+	switch {
+	case shared && reason != ReasonClosed && reason != ReasonRestarted:
+		return &tools.Error{Code: CodeTabNotShared, NextAction: shareAgain(tab),
+			Message: fmt.Sprintf("tab %d is no longer shared with this session: the user took it back (moved it out of the session's tab group, closed the group, or pressed Stop sharing). Ask the user to share it again; observe tabs lists what you may use", tab)}
+	case reason == ReasonUngrouped:
+		return &tools.Error{Code: CodeTabNotOwned, NextAction: listTabs,
+			Message: fmt.Sprintf("tab %d left this session: the user moved it out of the session's tab group; observe tabs lists the tabs you own", tab)}
+	case reason == ReasonRestarted:
+		return &tools.Error{Code: CodeTabClosed, NextAction: listTabs,
+			Message: fmt.Sprintf("tab %d is gone: its browser restarted, and its tabs have new ids now; observe tabs lists yours, interact new_tab opens one", tab)}
+	case reason == ReasonEnded:
+		return &tools.Error{Code: CodeTabClosed, Message: fmt.Sprintf("the session ended; tab %d is no longer its", tab)}
+	}
+	return &tools.Error{Code: CodeTabClosed, NextAction: listTabs,
+		Message: fmt.Sprintf("tab %d was closed; observe tabs lists the tabs you own, or open one with interact new_tab", tab)}
+}
+
+// shareAgain is the next action after the user took a shared tab back:
+// ask them, then look.
+func shareAgain(tab int) *tools.Next {
+	return &tools.Next{Tool: "observe", Arguments: map[string]any{"what": "tabs"},
+		AskUser: fmt.Sprintf("Please share tab %d with me again: move it into my tab group, or use Share in the Gasoline panel.", tab)}
 }
 
 // ToolError turns an error from the extension link or a CDP call into a

@@ -6,24 +6,27 @@ import (
 	"errors"
 	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/browsers"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
 )
 
 // detachTimeout bounds one cdp.detach or cdp.detach_all call.
 const detachTimeout = 5 * time.Second
 
-// OnEvent updates tab state from an extension event. It runs on the link's
-// read goroutine and never blocks: I/O it triggers runs in the background.
-// Call it before the CDP router forgets the tab, so a waiter that sees its
-// events end can tell why.
+// OnEvent updates tab state from an extension event whose tab ids are
+// Gasoline tab ids already. It runs on the link's read goroutine and never
+// blocks: I/O it triggers runs in the background. Call it before the CDP
+// router forgets the tab, so a waiter that sees its events end can tell
+// why.
 func (m *Manager) OnEvent(method string, params json.RawMessage) {
 	var p struct {
-		TabID  int    `json:"tab_id"`
-		Reason string `json:"reason"`
-		URL    string `json:"url"`
+		TabID   int    `json:"tab_id"`
+		Reason  string `json:"reason"`
+		URL     string `json:"url"`
+		GroupID *int   `json:"group_id"`
 	}
 	switch method {
-	case "tabs.removed", "tabs.ungrouped", "cdp.attached", "cdp.detached", "tabs.updated":
+	case "tabs.removed", "tabs.ungrouped", "tabs.grouped", "cdp.attached", "cdp.detached", "tabs.updated":
 		if json.Unmarshal(params, &p) != nil {
 			return
 		}
@@ -41,9 +44,13 @@ func (m *Manager) OnEvent(method string, params json.RawMessage) {
 		delete(m.attach, p.TabID)
 		m.mu.Unlock()
 	case "tabs.ungrouped":
-		if m.reg.Owned(p.TabID) {
+		if sid, ok := m.reg.Owner(p.TabID); ok {
 			tab := p.TabID
-			m.goRun(func(ctx context.Context) { m.ungrouped(ctx, tab) })
+			m.goRun(func(ctx context.Context) { m.ungrouped(ctx, sid, tab) })
+		}
+	case "tabs.grouped":
+		if p.GroupID != nil {
+			m.grouped(p.TabID, *p.GroupID)
 		}
 	case "cdp.attached":
 		m.mu.Lock()
@@ -64,55 +71,72 @@ func (m *Manager) OnEvent(method string, params json.RawMessage) {
 	}
 }
 
-// LinkReady is called when an extension link completed its handshake:
-// capture is enabled again in the owned tabs (an extension that restarted
-// lost its attachments; one that did not answers at once). A fresh daemon
-// owns nothing and sends nothing: tabs a previous daemon left attached are
-// detached by the extension's idle timer.
-func (m *Manager) LinkReady() {
-	for _, t := range m.reg.AllOwned() {
-		m.ensureLater(t)
+// LinkReady is called when a browser completed its handshake. A browser
+// that started again since its tabs were recorded (restarted) has other
+// tab and group ids now: its tabs leave their sessions. Otherwise its tab
+// groups are read and ownership follows them (reconcile), then capture is
+// enabled again in the owned tabs (an extension that restarted lost its
+// attachments; one that did not answers at once).
+func (m *Manager) LinkReady(slot browsers.Slot, restarted bool) {
+	if restarted {
+		m.forgetBrowser(slot)
+		return
 	}
+	m.goRun(func(ctx context.Context) { m.reconcile(ctx, slot) })
 }
 
-// LinkLost is called when an extension link closed: every attachment may
-// be gone with it.
-func (m *Manager) LinkLost() {
+// LinkLost is called when a browser's link closed: every attachment in it
+// may be gone with it.
+func (m *Manager) LinkLost(slot browsers.Slot) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, st := range m.attach {
-		st.gen++
+	for tab, st := range m.attach {
+		if browsers.SlotOf(tab) == slot {
+			st.gen++
+		}
 	}
 }
 
-// release takes tab from its session and tells Released. It reports
-// whether a session owned it.
+// release takes tab from its session: calls waiting on it end with the
+// error later calls get, its buffers go (Released), and the change is
+// saved. It reports whether a session owned it.
 func (m *Manager) release(tab int, reason string) bool {
-	sid, ok := m.reg.Release(tab, reason)
+	sid, kind, ok := m.reg.Release(tab, reason)
 	m.mu.Lock()
 	delete(m.urls, tab)
 	m.mu.Unlock()
 	if ok {
-		m.log.Info("tab left session", "tab", tab, "session", sid, "reason", reason)
+		m.cfg.Browsers.Revoke(tab, goneError(tab, reason, kind == Shared))
+		m.log.Info("tab left session", "tab", tab, "session", sid, "reason", reason, "kind", kind)
 		m.cfg.Released(tab, reason)
+		m.saved()
 	}
 	return ok
 }
 
-// ungrouped handles a tab that left the session's group. Chrome also
+// ungrouped handles a tab that left session sid's group. Chrome also
 // reports that when a grouped tab closes, so the tab is looked up first: a
-// tab that still exists was dragged out by the user, who takes it back
-// (released, debugger detached); one that is gone was closed.
-func (m *Manager) ungrouped(ctx context.Context, tab int) {
+// tab that still exists outside the session's group was taken back by the
+// user (released, debugger detached); one that is gone was closed. A tab
+// that moved on to another session meanwhile is left alone.
+func (m *Manager) ungrouped(ctx context.Context, sid string, tab int) {
 	ctx, cancel := context.WithTimeout(ctx, detachTimeout)
 	defer cancel()
-	_, err := m.cfg.Link.Call(ctx, "tabs.get", map[string]int{"tab_id": tab})
+	raw, err := m.cfg.Link.Call(ctx, "tabs.get", map[string]int{"tab_id": tab})
+	if owner, ok := m.reg.Owner(tab); !ok || owner != sid {
+		return
+	}
 	var pe *protocol.Error
+	var res struct {
+		Tab Tab `json:"tab"`
+	}
 	switch {
 	case errors.As(err, &pe) && pe.Code == protocol.CodeTabClosed:
 		m.release(tab, ReasonClosed)
 	case err != nil:
 		m.log.Info("checking an ungrouped tab failed; it stays in the session", "tab", tab, "err", err)
+	case json.Unmarshal(raw, &res) == nil && res.Tab.GroupID != NoGroup && res.Tab.GroupID == m.reg.Group(sid, browsers.SlotOf(tab)):
+		// back in the session's group already
 	case m.release(tab, ReasonUngrouped):
 		m.detach(ctx, tab) // drop the debugging bar from the user's tab
 	}
@@ -126,7 +150,8 @@ func (m *Manager) detach(ctx context.Context, tab int) {
 	}
 }
 
-// watch ends the session's tab ownership when the session ends.
+// watch ends the session's tab ownership when the session ends (not when
+// the daemon stops: ownership then stays in tabs.json for the next one).
 func (m *Manager) watch(o Owner) {
 	sid := o.ID()
 	m.mu.Lock()
@@ -139,30 +164,54 @@ func (m *Manager) watch(o Owner) {
 	m.goRun(func(ctx context.Context) {
 		select {
 		case <-o.Done():
-			m.EndSession(ctx, sid)
+			if ctx.Err() == nil {
+				m.EndSession(ctx, sid)
+			}
 		case <-ctx.Done():
 		}
 	})
 }
 
-// EndSession releases the session's tabs and detaches the debugger from
-// them, so Chrome's debugging bar does not linger. The tabs stay open.
+// endTimeout bounds closing and detaching a session's tabs when it ends.
+const endTimeout = 10 * time.Second
+
+// EndSession releases the session's tabs: the tabs it opened are closed;
+// the tabs the user shared leave its group and get their debugger
+// detached, so Chrome's debugging bar does not linger. Its groups go with
+// its last tabs.
 func (m *Manager) EndSession(ctx context.Context, sid string) {
-	tabs := m.reg.EndSession(sid)
+	held, _ := m.reg.EndSession(sid)
 	m.mu.Lock()
 	delete(m.watched, sid)
 	delete(m.opening, sid)
 	m.mu.Unlock()
-	for _, t := range tabs {
+	for _, h := range held {
 		m.mu.Lock()
-		delete(m.urls, t)
+		delete(m.urls, h.Tab)
 		m.mu.Unlock()
-		m.cfg.Released(t, ReasonEnded)
+		m.cfg.Browsers.Revoke(h.Tab, goneError(h.Tab, ReasonEnded, false))
+		m.cfg.Released(h.Tab, ReasonEnded)
 	}
-	for _, t := range tabs {
-		m.detach(ctx, t)
+	m.saved()
+	ctx, cancel := context.WithTimeout(ctx, endTimeout)
+	defer cancel()
+	closed, shared := 0, 0
+	for _, h := range held {
+		if h.Kind == Opened {
+			if _, err := m.cfg.Link.Call(ctx, "tabs.close", map[string]int{"tab_id": h.Tab}); err != nil {
+				m.log.Info("closing an ended session's tab failed; it stays open", "tab", h.Tab, "err", err)
+			} else {
+				closed++
+			}
+			continue
+		}
+		shared++
+		if _, err := m.cfg.Link.Call(ctx, "tabs.ungroup", map[string]any{"tab_ids": []int{h.Tab}}); err != nil {
+			m.log.Debug("ungrouping a shared tab failed", "tab", h.Tab, "err", err)
+		}
+		m.detach(ctx, h.Tab)
 	}
-	if len(tabs) > 0 {
-		m.log.Info("session ended; tabs detached", "session", sid, "tabs", len(tabs))
+	if len(held) > 0 {
+		m.log.Info("session ended; its tabs closed, shared tabs handed back", "session", sid, "closed", closed, "shared", shared)
 	}
 }

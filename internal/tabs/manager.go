@@ -4,15 +4,33 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/browsers"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
-// Caller calls a method of the extension (an *extlink.Hub).
+// Caller calls a method of the extension (a *browsers.Hub: a call naming a
+// tab goes to the browser holding it).
 type Caller interface {
 	Call(ctx context.Context, method string, params any) (json.RawMessage, error)
+}
+
+// Browsers chooses among the connected browsers (a *browsers.Hub).
+type Browsers interface {
+	// CallIn calls a method naming no tab in one browser.
+	CallIn(ctx context.Context, slot browsers.Slot, method string, params any) (json.RawMessage, error)
+	// Default is the browser new tabs go to when nothing says which.
+	Default() (browsers.Slot, error)
+	// Resolve finds the browser a call names (the browser argument).
+	Resolve(name string) (browsers.Slot, error)
+	// Revoke ends the calls waiting on tab with cause.
+	Revoke(tab int, cause error)
+	// Info describes a browser.
+	Info(slot browsers.Slot) (browsers.Info, bool)
 }
 
 // Owner is the MCP session a call comes from (a *session.Session).
@@ -26,6 +44,16 @@ type Owner interface {
 // Config configures a Manager. Link and CDP are required.
 type Config struct {
 	Link Caller
+	// Browsers chooses the browser of new tabs; nil: Link is the only
+	// browser (slot 0).
+	Browsers Browsers
+	// Dir is the state directory where ownership is kept (tabs.json); ""
+	// keeps it in memory only.
+	Dir string
+	// Started is told, before capture is enabled in a tab the user shared,
+	// when its capture starts: what the tab logged before must never be
+	// read (Chrome replays it when the debugger attaches).
+	Started func(tab int, since time.Time)
 	// CDP returns the typed session of a tab.
 	CDP func(tab int) *cdp.Session
 	// Enable turns on what capture needs in a tab whose debugger was just
@@ -44,11 +72,12 @@ type Config struct {
 // goroutines (session watchers, background enables and detaches) stop
 // when the context given to New ends; Wait waits for them.
 type Manager struct {
-	cfg Config
-	reg *Registry
-	log *slog.Logger
-	ctx context.Context
-	wg  sync.WaitGroup
+	cfg   Config
+	reg   *Registry
+	store *store // tabs.json; nil in memory
+	log   *slog.Logger
+	ctx   context.Context
+	wg    sync.WaitGroup
 
 	mu       sync.Mutex // guards the fields below
 	stopped  bool
@@ -57,6 +86,7 @@ type Manager struct {
 	watched  map[string]bool          // sessions with a watcher
 	opening  map[string]chan struct{} // per-session lock around Open
 	sessions int                      // sessions seen, for group colours
+	lookup   func(id string) Owner    // finds sessions (Sessions)
 }
 
 // attachState tracks whether capture is enabled in a tab's current
@@ -84,8 +114,22 @@ func New(ctx context.Context, cfg Config) *Manager {
 	if cfg.EnableTimeout <= 0 {
 		cfg.EnableTimeout = 10 * time.Second
 	}
+	if cfg.Started == nil {
+		cfg.Started = func(int, time.Time) {}
+	}
+	if cfg.Browsers == nil {
+		cfg.Browsers = single{cfg.Link}
+	}
 	m := &Manager{cfg: cfg, reg: NewRegistry(), log: cfg.Logger, ctx: ctx,
 		attach: map[int]*attachState{}, urls: map[int]string{}, watched: map[string]bool{}, opening: map[string]chan struct{}{}}
+	m.store = newStore(cfg.Dir, m.reg, func(err error) { m.log.Error("saving tab ownership failed; a daemon restart may lose it", "err", err) })
+	if cfg.Dir != "" {
+		saved, err := loadSaved(filepath.Join(cfg.Dir, StateFile))
+		if err != nil {
+			m.log.Warn("tab ownership file unreadable; sessions start without tabs", "file", StateFile, "err", err)
+		}
+		m.reg.Restore(saved)
+	}
 	m.wg.Add(1)
 	go func() { // marks the manager stopped, so no goroutine starts late
 		defer m.wg.Done()
@@ -94,8 +138,27 @@ func New(ctx context.Context, cfg Config) *Manager {
 		m.stopped = true
 		m.mu.Unlock()
 	}()
+	if m.store != nil {
+		m.wg.Go(func() { m.store.run(ctx) })
+	}
 	return m
 }
+
+// saved writes the ownership state before returning (ownership changed).
+func (m *Manager) saved() { m.store.save() }
+
+// single is Browsers for one browser reached through one Caller.
+type single struct{ link Caller }
+
+func (s single) CallIn(ctx context.Context, _ browsers.Slot, method string, params any) (json.RawMessage, error) {
+	return s.link.Call(ctx, method, params)
+}
+func (single) Default() (browsers.Slot, error) { return 0, nil }
+func (single) Resolve(name string) (browsers.Slot, error) {
+	return 0, tools.Errorf(browsers.CodeUnknownBrowser, "no browser called %q: this daemon knows one browser only", name)
+}
+func (single) Revoke(int, error)                        {}
+func (single) Info(browsers.Slot) (browsers.Info, bool) { return browsers.Info{}, false }
 
 // Wait waits for the manager's goroutines after its context ended.
 func (m *Manager) Wait() { m.wg.Wait() }

@@ -99,11 +99,11 @@ func newTestManager(t *testing.T) (*Manager, *fakeExt, *cdp.Router) {
 func TestOpenGroupsAndEnables(t *testing.T) {
 	m, ext, _ := newTestManager(t)
 	a := owner{"A", make(chan struct{})}
-	t1, _, err := m.Open(t.Context(), a, "client-a", "", "")
+	t1, _, err := m.Open(t.Context(), a, Req{Client: "client-a"})
 	if err != nil || t1.GroupID != 5 {
 		t.Fatalf("Open = %+v, %v", t1, err)
 	}
-	t2, _, err := m.Open(t.Context(), a, "client-a", "", "")
+	t2, _, err := m.Open(t.Context(), a, Req{Client: "client-a"})
 	if err != nil || t2.ID == t1.ID {
 		t.Fatalf("second Open = %+v, %v", t2, err)
 	}
@@ -124,7 +124,7 @@ func TestOpenGroupsAndEnables(t *testing.T) {
 		t.Fatalf("an enabled tab was enabled again (%d)", got)
 	}
 	m.OnEvent("cdp.detached", json.RawMessage(`{"tab_id":`+itoa(t1.ID)+`,"reason":"idle"}`))
-	m.LinkLost()
+	m.LinkLost(0)
 	if _, err := m.Session(t.Context(), "A", t1.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -140,13 +140,13 @@ func TestOpenGroupsAndEnables(t *testing.T) {
 func TestNavigateEndsWhenTheTabCloses(t *testing.T) {
 	m, ext, router := newTestManager(t)
 	a := owner{"A", make(chan struct{})}
-	tab, _, err := m.Open(t.Context(), a, "", "", "")
+	tab, _, err := m.Open(t.Context(), a, Req{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	errc := make(chan error, 1)
 	go func() {
-		_, _, err := m.Navigate(t.Context(), a, "", 0, "http://127.0.0.1/slow", WaitLoad)
+		_, _, err := m.Navigate(t.Context(), a, Req{URL: "http://127.0.0.1/slow", Wait: WaitLoad})
 		errc <- err
 	}()
 	<-ext.navigated
@@ -168,7 +168,7 @@ func TestNavigateWaitsForItsOwnLoad(t *testing.T) {
 	a := owner{"A", make(chan struct{})}
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := m.Navigate(t.Context(), a, "", 0, "http://127.0.0.1/", WaitDOMContent)
+		_, _, err := m.Navigate(t.Context(), a, Req{URL: "http://127.0.0.1/", Wait: WaitDOMContent})
 		done <- err
 	}()
 	tab := <-ext.navigated // the session had no tab: Navigate opened one
@@ -178,7 +178,7 @@ func TestNavigateWaitsForItsOwnLoad(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	_, _, err := m.Navigate(ctx, a, "", 0, "http://127.0.0.1/", WaitLoad)
+	_, _, err := m.Navigate(ctx, a, Req{URL: "http://127.0.0.1/", Wait: WaitLoad})
 	<-ext.navigated
 	var te *tools.Error
 	if !errors.As(err, &te) || te.Code != tools.CodeTimeout {
@@ -186,12 +186,12 @@ func TestNavigateWaitsForItsOwnLoad(t *testing.T) {
 	}
 }
 
-func TestUngroupedTabLeavesAndSessionEndDetaches(t *testing.T) {
+func TestUngroupedTabLeavesAndSessionEndClosesItsTabs(t *testing.T) {
 	m, ext, _ := newTestManager(t)
 	a := owner{"A", make(chan struct{})}
-	t1, _, _ := m.Open(t.Context(), a, "", "", "")
-	t2, _, _ := m.Open(t.Context(), a, "", "", "")
-	t3, _, _ := m.Open(t.Context(), a, "", "", "")
+	t1, _, _ := m.Open(t.Context(), a, Req{})
+	t2, _, _ := m.Open(t.Context(), a, Req{})
+	t3, _, _ := m.Open(t.Context(), a, Req{})
 	ext.mu.Lock()
 	ext.closed[t3.ID] = true // closing a grouped tab also reports it ungrouped
 	ext.mu.Unlock()
@@ -206,7 +206,10 @@ func TestUngroupedTabLeavesAndSessionEndDetaches(t *testing.T) {
 	}
 	close(a.done) // the session ends
 	waitFor(t, func() bool { return !m.Registry().Owned(t2.ID) })
-	waitFor(t, func() bool { return ext.count("cdp.detach") == 2 }) // t1 (taken back) and t2 (session end)
+	waitFor(t, func() bool { return ext.count("tabs.close") == 1 }) // t2, which the session opened
+	if got := ext.count("cdp.detach"); got != 1 {
+		t.Fatalf("cdp.detach called %d times, want once (t1, taken back by the user)", got)
+	}
 }
 
 // waitFor waits for the manager's background work (bounded).

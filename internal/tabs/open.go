@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gasoline-mcp/gasoline/internal/browsers"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
@@ -45,7 +46,9 @@ func (m *Manager) Tab(sid string, tab int) (int, error) {
 	if why.Kind != WhyOK {
 		return 0, lookupError(tab, why)
 	}
-	m.reg.Use(sid, t)
+	if m.reg.Use(sid, t) {
+		m.store.soon()
+	}
 	if !m.enabled(t) {
 		m.ensureLater(t)
 	}
@@ -78,22 +81,37 @@ func (m *Manager) callError(tab int, err error) error {
 	return ToolError(err)
 }
 
-// Open opens a background tab in the session's tab group (creating the
-// group titled GroupTitle(client) for the session's first tab), makes it
-// the session's current tab, enables capture, and loads url when given,
-// waiting as wait says. It never touches the user's other tabs.
-func (m *Manager) Open(ctx context.Context, o Owner, client, url, wait string) (Tab, *NavResult, error) {
+// Req is what new_tab and navigate ask of the manager.
+type Req struct {
+	Client  string // the MCP client's name: the group's title
+	Browser string // the browser the agent named ("": see browserFor)
+	Tab     int    // navigate: the tab (0: the current one)
+	URL     string
+	Wait    string // wait_until
+}
+
+// Open opens a background tab in the session's tab group of the browser
+// the request names (else the one the session uses, else the default),
+// creating the group titled GroupTitle(client) for the session's first
+// tab there, makes it the session's current tab, enables capture, and
+// loads url when given, waiting as wait says. It never touches the user's
+// other tabs.
+func (m *Manager) Open(ctx context.Context, o Owner, r Req) (Tab, *NavResult, error) {
 	sid := o.ID()
+	slot, err := m.browserFor(sid, r.Browser)
+	if err != nil {
+		return Tab{}, nil, ToolError(err)
+	}
 	unlock, err := m.lockOpening(ctx, sid)
 	if err != nil {
 		return Tab{}, nil, ToolError(err)
 	}
 	defer unlock()
-	group := m.reg.Group(sid)
-	t, err := m.create(ctx, group)
+	group := m.reg.Group(sid, slot)
+	t, err := m.create(ctx, slot, group)
 	if group != NoGroup && missingGroup(err) {
 		group = NoGroup // its last tab closed, so Chrome removed it
-		t, err = m.create(ctx, group)
+		t, err = m.create(ctx, slot, group)
 	}
 	if err != nil {
 		return Tab{}, nil, ToolError(err)
@@ -101,22 +119,39 @@ func (m *Manager) Open(ctx context.Context, o Owner, client, url, wait string) (
 	m.reg.Own(sid, t.ID)
 	m.watch(o)
 	if group == NoGroup {
-		g, err := m.group(ctx, t.ID, client)
+		g, err := m.group(ctx, t.ID, r.Client)
 		if err != nil {
 			m.abandon(t.ID)
 			return Tab{}, nil, ToolError(err)
 		}
-		m.reg.SetGroup(sid, g)
+		m.reg.SetGroup(sid, slot, g)
 		t.GroupID = g
 	}
+	m.saved()
 	if err := m.ensure(ctx, t.ID); err != nil {
 		return t, nil, m.callError(t.ID, err)
 	}
-	if url == "" || url == "about:blank" {
+	if r.URL == "" || r.URL == "about:blank" {
 		return t, nil, nil
 	}
-	nav, err := m.navigate(ctx, sid, t.ID, url, wait)
+	nav, err := m.navigate(ctx, sid, t.ID, r.URL, r.Wait)
 	return t, nav, err
+}
+
+// browserFor is the browser a new tab of session sid goes to: the one
+// named, else the browser of the session's current tab (or of its group),
+// else the default (the one the user focused last).
+func (m *Manager) browserFor(sid, name string) (browsers.Slot, error) {
+	if name != "" {
+		return m.cfg.Browsers.Resolve(name)
+	}
+	if t, why := m.reg.Lookup(sid, 0); why.Kind == WhyOK {
+		return browsers.SlotOf(t), nil
+	}
+	if slots := m.reg.groupSlots(sid); len(slots) > 0 {
+		return slots[0], nil
+	}
+	return m.cfg.Browsers.Default()
 }
 
 func (m *Manager) lockOpening(ctx context.Context, sid string) (func(), error) {
@@ -135,12 +170,12 @@ func (m *Manager) lockOpening(ctx context.Context, sid string) (func(), error) {
 	}
 }
 
-func (m *Manager) create(ctx context.Context, group int) (Tab, error) {
+func (m *Manager) create(ctx context.Context, slot browsers.Slot, group int) (Tab, error) {
 	p := map[string]any{"url": "about:blank", "active": false}
 	if group != NoGroup {
 		p["group_id"] = group
 	}
-	raw, err := m.cfg.Link.Call(ctx, "tabs.create", p)
+	raw, err := m.cfg.Browsers.CallIn(ctx, slot, "tabs.create", p)
 	if err != nil {
 		return Tab{}, err
 	}
@@ -150,6 +185,7 @@ func (m *Manager) create(ctx context.Context, group int) (Tab, error) {
 	if err := json.Unmarshal(raw, &res); err != nil || res.Tab.ID == 0 {
 		return Tab{}, fmt.Errorf("tabs: tabs.create answered no tab (%d bytes)", len(raw))
 	}
+	res.Tab.ID = browsers.TabID(slot, res.Tab.ID)
 	return res.Tab, nil
 }
 
@@ -161,19 +197,15 @@ func missingGroup(err error) bool {
 }
 
 func (m *Manager) group(ctx context.Context, tab int, client string) (int, error) {
-	m.mu.Lock()
-	color := groupColors[m.sessions%len(groupColors)]
-	m.sessions++
-	m.mu.Unlock()
-	raw, err := m.cfg.Link.Call(ctx, "tabs.group", map[string]any{"tab_ids": []int{tab}, "title": GroupTitle(client), "color": color})
-	if err != nil {
-		return NoGroup, err
-	}
+	return m.groupCall(ctx, map[string]any{"tab_ids": []int{tab}, "title": GroupTitle(client), "color": m.nextColor()})
+}
+
+func decodeGroup(raw json.RawMessage) (int, error) {
 	var res struct {
 		GroupID *int `json:"group_id"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil || res.GroupID == nil {
-		return NoGroup, fmt.Errorf("tabs: tabs.group answered no group_id (%d bytes)", len(raw))
+		return NoGroup, groupErr(len(raw))
 	}
 	return *res.GroupID, nil
 }
@@ -194,6 +226,10 @@ func (m *Manager) Close(ctx context.Context, sid string, tab int) (int, error) {
 	if why.Kind != WhyOK {
 		return 0, lookupError(tab, why)
 	}
+	if k, _ := m.reg.Kind(t); k == Shared {
+		return 0, &tools.Error{Code: CodeTabShared, NextAction: listTabs,
+			Message: fmt.Sprintf("tab %d is the user's own tab, shared with this session: Gasoline never closes it. Ask the user to close it, or stop sharing it", t)}
+	}
 	if _, err := m.cfg.Link.Call(ctx, "tabs.close", map[string]int{"tab_id": t}); err != nil {
 		return 0, m.callError(t, err)
 	}
@@ -207,28 +243,54 @@ func (m *Manager) Switch(sid string, tab int) (int, error) {
 	return m.Tab(sid, tab)
 }
 
-// Navigate loads url in the session's tab (tab, or its current one) and
-// waits as wait says. A session with no tab and no tab named gets a new
-// tab (Open).
-func (m *Manager) Navigate(ctx context.Context, o Owner, client string, tab int, url, wait string) (Tab, *NavResult, error) {
-	if tab == 0 && len(m.reg.Tabs(o.ID())) == 0 {
-		return m.Open(ctx, o, client, url, wait)
+// Navigate loads url in the session's tab (r.Tab, or its current one; with
+// r.Browser, its most recent tab in that browser) and waits as r.Wait
+// says. A session with no such tab gets a new one (Open).
+func (m *Manager) Navigate(ctx context.Context, o Owner, r Req) (Tab, *NavResult, error) {
+	sid := o.ID()
+	if r.Browser != "" {
+		slot, err := m.cfg.Browsers.Resolve(r.Browser)
+		if err != nil {
+			return Tab{}, nil, ToolError(err)
+		}
+		if r.Tab != 0 && browsers.SlotOf(r.Tab) != slot {
+			return Tab{}, nil, tools.Errorf(tools.CodeInvalidArgument, "tab %d is not in browser %q: name the tab or the browser, not both", r.Tab, r.Browser)
+		}
+		if r.Tab == 0 {
+			r.Tab = m.latestIn(sid, slot)
+			if r.Tab == 0 {
+				return m.Open(ctx, o, r)
+			}
+		}
 	}
-	s, err := m.Session(ctx, o.ID(), tab)
+	if r.Tab == 0 && len(m.reg.Tabs(sid)) == 0 {
+		return m.Open(ctx, o, r)
+	}
+	s, err := m.Session(ctx, sid, r.Tab)
 	if err != nil {
 		return Tab{}, nil, err
 	}
-	nav, err := m.navigate(ctx, o.ID(), s.TabID(), url, wait)
-	return Tab{ID: s.TabID(), GroupID: m.reg.Group(o.ID())}, nav, err
+	nav, err := m.navigate(ctx, sid, s.TabID(), r.URL, r.Wait)
+	return Tab{ID: s.TabID(), GroupID: m.reg.Group(sid, browsers.SlotOf(s.TabID()))}, nav, err
 }
 
-// Reconcile releases the session's tabs that the browser no longer has
-// (they closed while the link was down, so no tabs.removed arrived), given
-// every tab the browser lists, and returns the session's tabs, current
-// first.
-func (m *Manager) Reconcile(sid string, present map[int]Tab) []int {
+// latestIn is the session's most recently used tab in slot's browser, or 0.
+func (m *Manager) latestIn(sid string, slot browsers.Slot) int {
 	for _, t := range m.reg.Tabs(sid) {
-		if _, ok := present[t]; !ok {
+		if browsers.SlotOf(t) == slot {
+			return t
+		}
+	}
+	return 0
+}
+
+// Reconcile releases the session's tabs in slot's browser that the
+// browser no longer has (they closed while the link was down, so no
+// tabs.removed arrived), given every tab that browser lists (by Gasoline
+// id), and returns the session's tabs, current first.
+func (m *Manager) Reconcile(sid string, slot browsers.Slot, present map[int]Tab) []int {
+	for _, t := range m.reg.Tabs(sid) {
+		if _, ok := present[t]; !ok && browsers.SlotOf(t) == slot {
 			m.release(t, ReasonClosed)
 		}
 	}

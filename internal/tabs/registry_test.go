@@ -1,8 +1,11 @@
 package tabs
 
 import (
+	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/gasoline-mcp/gasoline/internal/browsers"
 )
 
 func TestRegistryOwnershipAndCurrentTab(t *testing.T) {
@@ -65,7 +68,7 @@ func TestRegistryClosedAfterUngroupedSaysClosed(t *testing.T) {
 	r := NewRegistry()
 	r.Own("A", 1)
 	r.Release(1, ReasonUngrouped)
-	if _, ok := r.Release(1, ReasonClosed); ok {
+	if _, _, ok := r.Release(1, ReasonClosed); ok {
 		t.Fatal("a released tab was released again")
 	}
 	if _, why := r.Lookup("A", 1); why.Reason != ReasonClosed {
@@ -86,11 +89,13 @@ func TestRegistryEndSessionAndGoneBound(t *testing.T) {
 		t.Fatalf("the newest released tab is forgotten: %+v", why)
 	}
 	r.Own("A", 100)
-	r.SetGroup("A", 7)
-	if got := r.EndSession("A"); !slices.Equal(got, []int{100}) {
-		t.Fatalf("EndSession = %v", got)
+	r.Share("A", 101)
+	r.SetGroup("A", 0, 7)
+	held, groups := r.EndSession("A")
+	if !slices.Equal(held, []Held{{100, Opened}, {101, Shared}}) || groups[0] != 7 {
+		t.Fatalf("EndSession = %v, %v", held, groups)
 	}
-	if r.Owned(100) || r.Group("A") != NoGroup {
+	if r.Owned(100) || r.Group("A", 0) != NoGroup {
 		t.Fatal("an ended session keeps state")
 	}
 	if !r.Own("B", 100) {
@@ -102,6 +107,58 @@ func TestGroupTitle(t *testing.T) {
 	for in, want := range map[string]string{"": "Gasoline", " claude-code ": "Gasoline · claude-code"} {
 		if got := GroupTitle(in); got != want {
 			t.Errorf("GroupTitle(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Groups are per browser; a tab given by the user stays shared when the
+// session uses it, and the snapshot brings back exactly what was there.
+func TestRegistryGroupsKindsAndSnapshot(t *testing.T) {
+	r := NewRegistry()
+	other := browsers.TabID(1, 5)
+	r.Own("A", 5)
+	r.Share("A", other)
+	r.Own("A", other) // re-owning a shared tab keeps it shared
+	r.SetGroup("A", 0, 3)
+	r.SetGroup("A", 1, 3) // the same group id in another browser
+	r.Use("A", 5)
+	if k, _ := r.Kind(other); k != Shared {
+		t.Fatalf("kind = %v, want shared", k)
+	}
+	if sid, ok := r.GroupOwner(1, 3); !ok || sid != "A" {
+		t.Fatalf("GroupOwner(1, 3) = %q, %v", sid, ok)
+	}
+	if _, ok := r.GroupOwner(2, 3); ok {
+		t.Fatal("a group of another browser matched")
+	}
+	if !r.InUse(1) || r.InUse(2) {
+		t.Fatal("InUse is wrong")
+	}
+	snap := r.Snapshot()
+	back := NewRegistry()
+	back.Restore(snap)
+	if got, want := back.Tabs("A"), []int{5, other}; !slices.Equal(got, want) {
+		t.Fatalf("restored tabs = %v, want %v (current first)", got, want)
+	}
+	if k, _ := back.Kind(other); k != Shared || back.Group("A", 1) != 3 || back.Group("A", 0) != 3 {
+		t.Fatal("restore lost a kind or a group")
+	}
+	if !reflect.DeepEqual(back.Snapshot(), snap) {
+		t.Fatalf("snapshot after restore differs:\n%+v\n%+v", back.Snapshot(), snap)
+	}
+}
+
+// A shared tab the user took back says tab_not_shared, also to a call
+// that names no tab.
+func TestLookupOfATabTakenBack(t *testing.T) {
+	r := NewRegistry()
+	r.Share("A", 9)
+	r.Release(9, ReasonUngrouped)
+	for _, tab := range []int{9, 0} {
+		_, why := r.Lookup("A", tab)
+		e := lookupError(tab, why)
+		if e.Code != CodeTabNotShared || e.NextAction == nil || e.NextAction.AskUser == "" {
+			t.Fatalf("Lookup(A, %d) error = %+v", tab, e)
 		}
 	}
 }

@@ -33,6 +33,9 @@ type Error struct {
 type Next struct {
 	Tool      string         `json:"tool"`
 	Arguments map[string]any `json:"arguments"`
+	// AskUser, when set, is what the agent must ask the user before the
+	// call can succeed (e.g. to share a tab again).
+	AskUser string `json:"ask_user,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -48,6 +51,9 @@ func (e *Error) Text() string {
 	}
 	if e.NextAction != nil {
 		args, _ := json.Marshal(e.NextAction.Arguments)
+		if e.NextAction.AskUser != "" {
+			fmt.Fprintf(&b, " Ask the user: %q", e.NextAction.AskUser)
+		}
 		fmt.Fprintf(&b, " Next: %s %s", e.NextAction.Tool, args)
 	}
 	return b.String()

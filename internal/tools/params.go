@@ -43,7 +43,8 @@ var catalogue = map[string]Param{
 	"timeout_ms":  {Type: Integer, Desc: "how long the call waits before answering still_processing with a correlation_id", Default: DefaultTimeoutMS, Min: bound(0), Max: bound(MaxTimeoutMS), Example: 5000},
 	"background":  {Type: Boolean, Desc: "return a correlation_id at once; fetch the result with observe command_result", Example: true},
 	"approval_id": {Type: String, Desc: "approval token from an approved approval request", Example: "ap_1"},
-	"tab_id":      {Type: Integer, Desc: "a tab the session owns; default: the session's current tab", Min: bound(0), Example: 7},
+	"tab_id":      {Type: Integer, Desc: "a tab of the session (opened by it, or shared by the user); default: the session's current tab", Min: bound(0), Example: 7},
+	"browser":     {Type: String, Desc: "the browser to open the tab in: an id, name or profile from observe tabs; default: the one the session uses, else the one the user focused last", Example: "3f2a9c1e"},
 	"frame":       {Type: String, Desc: "iframe to target: frame id, name or URL substring", Example: "checkout"},
 
 	// Targets.
@@ -96,7 +97,6 @@ var catalogue = map[string]Param{
 	"scope":            {Type: String, Desc: "page: requests of the tab's current document (since its last navigation); all: every captured request", Enum: []string{"page", "all"}, Default: "page", Example: "all"},
 	"request_id":       {Type: String, Desc: "request id from network_waterfall", Example: "1234.5"},
 	"body_path":        {Type: String, Desc: "gjson path selecting a subtree of a JSON body", Example: "data.items.0"},
-	"all":              {Type: Boolean, Desc: "include tabs the session does not own (titles and urls only)", Example: true},
 	"origin":           {Type: String, Desc: "origin filter", Example: "https://example.com"},
 	"correlation_id":   {Type: String, Desc: "correlation_id from a still_processing or background answer", Example: "c_1"},
 

@@ -102,7 +102,7 @@ func TestGuide(t *testing.T) {
 	for _, a := range g.Args {
 		names = append(names, a.Name)
 	}
-	if got, want := strings.Join(names, " "), "url wait_until tab_id frame approval_id timeout_ms background"; got != want {
+	if got, want := strings.Join(names, " "), "url wait_until browser tab_id frame approval_id timeout_ms background"; got != want {
 		t.Errorf("guide args %q, want %q", got, want)
 	}
 	if g.Example["url"] != "https://example.com/" {
