@@ -3,10 +3,12 @@ package bridge
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/gate"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/session"
 )
 
 // startMCP builds the MCP server behind /mcp (streamable HTTP) and /ws/mcp
@@ -19,12 +21,13 @@ func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 		return nil, err
 	}
 	m, err := mcpserver.New(ctx, &mcpserver.Options{
-		Version: s.cfg.Version,
-		Dir:     s.cfg.Dir,
-		Logger:  s.log,
-		Gate:    g.Check,
-		Audit:   s.safe.AuditCall,
-		Redact:  s.safe.Server(),
+		Version:  s.cfg.Version,
+		Dir:      s.cfg.Dir,
+		Sessions: session.Options{File: filepath.Join(s.cfg.Dir, session.FileName)}, // sessions resume after a restart
+		Logger:   s.log,
+		Gate:     g.Check,
+		Audit:    s.safe.AuditCall,
+		Redact:   s.safe.Server(),
 		// The user's extra screenshot masks, from the redaction policy.
 		MaskSelectors: s.safe.MaskSelectors,
 		Daemon: func() mcpserver.Daemon {

@@ -246,10 +246,13 @@ func (f *inflight) track(ctx context.Context, tab int) (context.Context, func())
 // left its session: closed, moved out of its group, sharing stopped).
 func (h *Hub) Revoke(tab int, cause error) {
 	h.calls.mu.Lock()
-	set := h.calls.byTab[tab]
+	var cancels []context.CancelCauseFunc
+	for cancel := range h.calls.byTab[tab] {
+		cancels = append(cancels, *cancel)
+	}
 	delete(h.calls.byTab, tab)
 	h.calls.mu.Unlock()
-	for cancel := range set {
-		(*cancel)(cause)
+	for _, cancel := range cancels {
+		cancel(cause)
 	}
 }

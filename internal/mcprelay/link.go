@@ -20,6 +20,11 @@ const (
 	headerResumed = "X-Gasoline-Resumed"
 )
 
+// closeSessionEnd tells the daemon the client ended the session
+// (mcpserver.CloseSessionEnd): its tabs close. Any other close keeps the
+// session for the client to resume.
+const closeSessionEnd websocket.StatusCode = 4000
+
 // link is one WebSocket connection to the daemon. A reader goroutine
 // delivers messages on msgs and its end on done; close stops it and waits.
 type link struct {
@@ -85,13 +90,20 @@ func (l *link) send(ctx context.Context, msg []byte) error {
 	return l.c.Write(ctx, websocket.MessageText, msg)
 }
 
-// close ends the connection and waits for the reader. Safe on nil.
-func (l *link) close() {
+// close ends the connection and waits for the reader; the session stays
+// in the daemon for a reconnect. Safe on nil.
+func (l *link) close() { l.closeWith(websocket.StatusNormalClosure, "reconnecting") }
+
+// end closes the connection saying the client's session is over. Safe on
+// nil.
+func (l *link) end() { l.closeWith(closeSessionEnd, "client done") }
+
+func (l *link) closeWith(code websocket.StatusCode, reason string) {
 	if l == nil {
 		return
 	}
 	close(l.stop)
-	l.c.Close(websocket.StatusNormalClosure, "client done") // bounded by the library; ends Read
+	l.c.Close(code, reason) // bounded by the library; ends Read
 	l.wg.Wait()
 }
 

@@ -41,7 +41,7 @@ func newRelay(cfg Config) *relay {
 
 func (r *relay) run(ctx context.Context, lines <-chan line) error {
 	l := r.connect(ctx, false)
-	defer func() { l.close() }()
+	defer func() { l.end() }() // the client is done: the session ends
 	for r.outErr == nil {
 		select {
 		case in, ok := <-lines:

@@ -115,7 +115,9 @@ func TestSDKClientOverStdio(t *testing.T) {
 
 // TestRelaySurvivesDaemonRestart: the daemon dies under a live stdio
 // session; the relay starts a new one through the launcher, replays the
-// handshake, tells the client, and the next call works on the new daemon.
+// handshake, the new daemon resumes the session (kept in sessions.json),
+// the relay tells the client so, and the next call works on the new
+// daemon.
 func TestRelaySurvivesDaemonRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts daemon processes")
@@ -142,7 +144,8 @@ func TestRelaySurvivesDaemonRestart(t *testing.T) {
 			Data  string `json:"data"`
 		} `json:"params"`
 	}
-	if err := json.Unmarshal(s.recv(), &note); err != nil || note.Method != "notifications/message" || note.Params.Level != "warning" {
+	if err := json.Unmarshal(s.recv(), &note); err != nil || note.Method != "notifications/message" || note.Params.Level != "info" ||
+		!strings.Contains(note.Params.Data, "the session resumed") {
 		t.Fatalf("notice: %v %+v", err, note)
 	}
 	pid := healthPID(t, c, 3)

@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/coder/websocket"
 )
 
 // TestHTTPResumeWithLastEventID: an HTTP client whose connection drops
@@ -81,4 +84,29 @@ func (f *fixture) httpSessionVersion(t *testing.T, v string) string {
 	resp := f.do(t, context.Background(), "POST", sid, v, "", `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	resp.Body.Close()
 	return sid
+}
+
+// A stdio session ends when its relay says the client ended it (close
+// status CloseSessionEnd: stdin reached its end); any other end of the
+// connection keeps it for the client to resume.
+func TestStdioSessionEndsOnlyWhenTheClientEndsIt(t *testing.T) {
+	f := newFixture(t, nil)
+	kept := f.ws(t, "")
+	kept.initialize()
+	kept.c.Close(websocket.StatusNormalClosure, "reconnecting")
+	again := f.ws(t, kept.session)
+	if !again.resumed || again.session != kept.session {
+		t.Fatalf("a dropped connection lost its session (resumed=%v)", again.resumed)
+	}
+	again.initialize()
+	sess := f.s.SessionManager().Get(again.session)
+	again.c.Close(CloseSessionEnd, "client done")
+	select {
+	case <-sess.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session did not end when its client ended it")
+	}
+	if f.s.SessionManager().Get(again.session) != nil {
+		t.Fatal("an ended session is still kept")
+	}
 }

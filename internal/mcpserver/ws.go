@@ -18,6 +18,12 @@ const (
 	HeaderResumed = "X-Gasoline-Resumed"
 )
 
+// CloseSessionEnd is the WebSocket close status with which the relay says
+// its client ended the session (stdin reached its end, or the relay was
+// told to stop): the session ends and its tabs close. Any other end of
+// the connection keeps the session for its TTL, so the client can resume.
+const CloseSessionEnd websocket.StatusCode = 4000
+
 // WSHandler serves /ws/mcp: one MCP session per WebSocket, for the stdio
 // relay. Mount it behind the loopback guard. The handler returns when the
 // session ends (client gone, daemon stopping).
@@ -31,10 +37,15 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	connected := false
+	var conn *wsConn
 	defer func() {
-		if connected || resumed {
+		switch {
+		case conn != nil && conn.ended.Load():
+			s.log.Info("stdio session ended by its client", "session", id)
+			s.sessions.Close(id)
+		case connected || resumed:
 			s.sessions.Detach(id, gen) // kept for the TTL: the client may come back
-		} else {
+		default:
 			s.sessions.Close(id) // never served: nothing to keep
 		}
 	}()
@@ -47,7 +58,8 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.SetReadLimit(MaxMessage)
-	ss, err := s.mcp.Connect(r.Context(), &wsTransport{conn: newWSConn(c, id)}, nil)
+	conn = newWSConn(c, id)
+	ss, err := s.mcp.Connect(r.Context(), &wsTransport{conn: conn}, nil)
 	if err != nil {
 		c.CloseNow()
 		return

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -39,6 +40,7 @@ type wsConn struct {
 	closeOnce sync.Once
 	readDead  chan struct{} // closed when the peer has gone
 	deadOnce  sync.Once
+	ended     atomic.Bool // the peer closed with CloseSessionEnd
 }
 
 func newWSConn(c *websocket.Conn, id string) *wsConn {
@@ -53,6 +55,9 @@ func (w *wsConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	for {
 		_, data, err := w.c.Read(ctx)
 		if err != nil {
+			if websocket.CloseStatus(err) == CloseSessionEnd {
+				w.ended.Store(true)
+			}
 			w.deadOnce.Do(func() { close(w.readDead) })
 			return nil, readErr(err)
 		}
@@ -84,7 +89,7 @@ func unknownNotification(msg jsonrpc.Message) bool {
 // client going away.
 func readErr(err error) error {
 	switch websocket.CloseStatus(err) {
-	case websocket.StatusNormalClosure, websocket.StatusGoingAway:
+	case websocket.StatusNormalClosure, websocket.StatusGoingAway, CloseSessionEnd:
 		return io.EOF
 	}
 	if errors.Is(err, io.EOF) {

@@ -65,8 +65,12 @@ func (s *Session) Info() Info {
 // SetClient records the client's name and version.
 func (s *Session) SetClient(c Client) {
 	s.mu.Lock()
+	changed := s.client != c
 	s.client = c
 	s.mu.Unlock()
+	if changed {
+		s.m.persist()
+	}
 }
 
 // Touch records activity now.

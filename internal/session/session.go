@@ -49,6 +49,9 @@ type Options struct {
 	CommandTimeout time.Duration
 	// MaxHistory bounds the finished commands kept per session. Default 200.
 	MaxHistory int
+	// File, when set, keeps the stdio and HTTP sessions across daemon
+	// restarts (persist.go): sessions.json in the state directory.
+	File string
 	// Now is the clock. Default time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -90,6 +93,7 @@ type Manager struct {
 	mu       sync.Mutex
 	stopped  bool
 	sessions map[string]*Session
+	fileMu   sync.Mutex // one write of Options.File at a time
 }
 
 // New returns a Manager whose sweeper and commands run until ctx ends.
@@ -99,6 +103,7 @@ func New(ctx context.Context, opts *Options) *Manager {
 		m.opts = *opts
 	}
 	m.opts.fill()
+	m.restore()
 	m.wg.Add(1)
 	go m.run()
 	return m
@@ -155,6 +160,9 @@ func (m *Manager) sweep() {
 		m.opts.Logger.Info("session expired", "session", s.id, "transport", s.transport)
 		s.close()
 	}
+	if len(expired) > 0 {
+		m.persist()
+	}
 	for _, s := range live {
 		s.prune(now, m.opts.ResultTTL, m.opts.MaxHistory)
 	}
@@ -169,18 +177,29 @@ func NewID() string { return rand.Text() }
 // nothing.
 func (m *Manager) Attach(id string, t Transport) (s *Session, gen uint64, resumed bool, err error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.stopped {
+		m.mu.Unlock()
 		return nil, 0, false, ErrStopped
 	}
 	now := m.now()
 	s, resumed = m.sessions[id]
 	if !resumed {
-		ctx, cancel := context.WithCancel(m.ctx)
-		s = &Session{m: m, id: id, transport: t, created: now, ctx: ctx, cancel: cancel, cmds: map[string]*Command{}}
-		m.sessions[id] = s
+		s = m.newSession(id, t, now)
 	}
-	return s, s.attach(now), resumed, nil
+	m.mu.Unlock()
+	gen = s.attach(now)
+	if !resumed {
+		m.persist() // a new session is kept
+	}
+	return s, gen, resumed, nil
+}
+
+// newSession adds a session; called with m.mu held.
+func (m *Manager) newSession(id string, t Transport, created time.Time) *Session {
+	ctx, cancel := context.WithCancel(m.ctx)
+	s := &Session{m: m, id: id, transport: t, created: created, ctx: ctx, cancel: cancel, cmds: map[string]*Command{}}
+	m.sessions[id] = s
+	return s
 }
 
 // Detach marks the session degraded if gen is still its current
@@ -199,6 +218,7 @@ func (m *Manager) Close(id string) {
 	m.mu.Unlock()
 	if s != nil {
 		s.close()
+		m.persist()
 	}
 }
 

@@ -78,11 +78,12 @@ func (m *Manager) OnEvent(method string, params json.RawMessage) {
 // enabled again in the owned tabs (an extension that restarted lost its
 // attachments; one that did not answers at once).
 func (m *Manager) LinkReady(slot browsers.Slot, restarted bool) {
+	epoch := m.nextEpoch(slot) // a reconcile of an earlier link stops here
 	if restarted {
 		m.forgetBrowser(slot)
 		return
 	}
-	m.goRun(func(ctx context.Context) { m.reconcile(ctx, slot) })
+	m.goRun(func(ctx context.Context) { m.reconcile(ctx, slot, epoch) })
 }
 
 // LinkLost is called when a browser's link closed: every attachment in it

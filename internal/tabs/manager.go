@@ -87,6 +87,9 @@ type Manager struct {
 	opening  map[string]chan struct{} // per-session lock around Open
 	sessions int                      // sessions seen, for group colours
 	lookup   func(id string) Owner    // finds sessions (Sessions)
+	epochs   map[browsers.Slot]uint64 // connections of each browser (reconcile)
+
+	recon sync.Mutex // one reconcile change (or a browser forgotten) at a time
 }
 
 // attachState tracks whether capture is enabled in a tab's current
@@ -121,7 +124,8 @@ func New(ctx context.Context, cfg Config) *Manager {
 		cfg.Browsers = single{cfg.Link}
 	}
 	m := &Manager{cfg: cfg, reg: NewRegistry(), log: cfg.Logger, ctx: ctx,
-		attach: map[int]*attachState{}, urls: map[int]string{}, watched: map[string]bool{}, opening: map[string]chan struct{}{}}
+		attach: map[int]*attachState{}, urls: map[int]string{}, watched: map[string]bool{}, opening: map[string]chan struct{}{},
+		epochs: map[browsers.Slot]uint64{}}
 	m.store = newStore(cfg.Dir, m.reg, func(err error) { m.log.Error("saving tab ownership failed; a daemon restart may lose it", "err", err) })
 	if cfg.Dir != "" {
 		saved, err := loadSaved(filepath.Join(cfg.Dir, StateFile))

@@ -21,17 +21,23 @@ type fakeExt struct {
 	nextTab   int
 	closed    map[int]bool
 	navigated chan int
+	groupOf   map[int]int // the browser's tabs and their groups (tabs.query)
 }
 
 func (f *fakeExt) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	raw, _ := json.Marshal(params)
 	var p struct {
-		TabID  int    `json:"tab_id"`
-		Method string `json:"method"`
+		TabID   int    `json:"tab_id"`
+		TabIDs  []int  `json:"tab_ids"`
+		GroupID *int   `json:"group_id"`
+		Method  string `json:"method"`
 	}
 	json.Unmarshal(raw, &p)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.groupOf == nil {
+		f.groupOf = map[int]int{}
+	}
 	name := method
 	if p.Method != "" {
 		name += " " + p.Method
@@ -40,14 +46,40 @@ func (f *fakeExt) Call(ctx context.Context, method string, params any) (json.Raw
 	switch method {
 	case "tabs.create":
 		f.nextTab++
+		f.groupOf[f.nextTab] = NoGroup
+		if p.GroupID != nil {
+			f.groupOf[f.nextTab] = *p.GroupID
+		}
 		return json.RawMessage(`{"tab":{"id":` + itoa(f.nextTab) + `,"url":"about:blank","group_id":-1}}`), nil
 	case "tabs.group":
+		for _, t := range p.TabIDs {
+			f.groupOf[t] = 5
+		}
 		return json.RawMessage(`{"group_id":5}`), nil
+	case "tabs.ungroup":
+		for _, t := range p.TabIDs {
+			f.groupOf[t] = NoGroup
+		}
+	case "tabs.close":
+		f.closed[p.TabID] = true
+	case "tabs.query":
+		var list []Tab
+		for id, g := range f.groupOf {
+			if !f.closed[id] {
+				list = append(list, Tab{ID: id, GroupID: g})
+			}
+		}
+		raw, _ := json.Marshal(map[string]any{"tabs": list})
+		return raw, nil
 	case "tabs.get":
 		if f.closed[p.TabID] {
 			return nil, protocol.Errorf(protocol.CodeTabClosed, false, "gone")
 		}
-		return json.RawMessage(`{"tab":{"id":` + itoa(p.TabID) + `}}`), nil
+		g, ok := f.groupOf[p.TabID]
+		if !ok {
+			g = NoGroup
+		}
+		return json.RawMessage(`{"tab":{"id":` + itoa(p.TabID) + `,"group_id":` + itoa(g) + `}}`), nil
 	case "cdp.send":
 		if p.Method == "Page.navigate" {
 			f.navigated <- p.TabID
@@ -193,7 +225,8 @@ func TestUngroupedTabLeavesAndSessionEndClosesItsTabs(t *testing.T) {
 	t2, _, _ := m.Open(t.Context(), a, Req{})
 	t3, _, _ := m.Open(t.Context(), a, Req{})
 	ext.mu.Lock()
-	ext.closed[t3.ID] = true // closing a grouped tab also reports it ungrouped
+	ext.groupOf[t1.ID] = NoGroup // the user dragged it out
+	ext.closed[t3.ID] = true     // closing a grouped tab also reports it ungrouped
 	ext.mu.Unlock()
 	m.OnEvent("tabs.ungrouped", json.RawMessage(`{"tab_id":`+itoa(t1.ID)+`,"group_id":5}`))
 	m.OnEvent("tabs.ungrouped", json.RawMessage(`{"tab_id":`+itoa(t3.ID)+`,"group_id":5}`))

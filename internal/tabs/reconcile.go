@@ -19,7 +19,32 @@ import (
 // reconcileTimeout bounds listing a browser's tabs.
 const reconcileTimeout = 10 * time.Second
 
-func (m *Manager) reconcile(ctx context.Context, slot browsers.Slot) {
+// nextEpoch starts a new connection of slot's browser: a reconcile of an
+// earlier one changes nothing from now on.
+func (m *Manager) nextEpoch(slot browsers.Slot) uint64 {
+	m.recon.Lock()
+	defer m.recon.Unlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.epochs[slot]++
+	return m.epochs[slot]
+}
+
+// apply runs one change of a reconcile of slot's browser, unless a newer
+// connection of it began meanwhile; it reports whether it ran.
+func (m *Manager) apply(slot browsers.Slot, epoch uint64, change func()) bool {
+	m.recon.Lock()
+	defer m.recon.Unlock()
+	m.mu.Lock()
+	current := m.epochs[slot] == epoch
+	m.mu.Unlock()
+	if current {
+		change()
+	}
+	return current
+}
+
+func (m *Manager) reconcile(ctx context.Context, slot browsers.Slot, epoch uint64) {
 	ctx, cancel := context.WithTimeout(ctx, reconcileTimeout)
 	defer cancel()
 	seq := m.reg.Seq()
@@ -41,7 +66,7 @@ func (m *Manager) reconcile(ctx context.Context, slot browsers.Slot) {
 		present[t.ID] = t
 	}
 	for _, sid := range m.reg.Sessions() {
-		m.reconcileSession(ctx, sid, slot, seq, present)
+		m.reconcileSession(ctx, sid, slot, epoch, seq, present)
 	}
 	m.saved()
 	m.enableIn(slot)
@@ -49,7 +74,7 @@ func (m *Manager) reconcile(ctx context.Context, slot browsers.Slot) {
 
 // reconcileSession makes one session's tabs in slot's browser follow its
 // group there.
-func (m *Manager) reconcileSession(ctx context.Context, sid string, slot browsers.Slot, seq uint64, present map[int]Tab) {
+func (m *Manager) reconcileSession(ctx context.Context, sid string, slot browsers.Slot, epoch, seq uint64, present map[int]Tab) {
 	group := m.reg.Group(sid, slot)
 	fresh := m.reg.GroupSince(sid, slot) > seq
 	for _, t := range m.reg.Tabs(sid) {
@@ -59,9 +84,11 @@ func (m *Manager) reconcileSession(ctx context.Context, sid string, slot browser
 		tab, ok := present[t]
 		switch {
 		case !ok:
-			m.release(t, ReasonClosed)
+			m.apply(slot, epoch, func() { m.release(t, ReasonClosed) })
 		case group != NoGroup && !fresh && tab.GroupID != group:
-			if m.release(t, ReasonUngrouped) {
+			released := false
+			m.apply(slot, epoch, func() { released = m.release(t, ReasonUngrouped) })
+			if released {
 				m.detach(ctx, t)
 			}
 		}
@@ -75,12 +102,14 @@ func (m *Manager) reconcileSession(ctx context.Context, sid string, slot browser
 			continue
 		}
 		alive = true
-		if owner, ok := m.reg.Owner(id); !ok || owner != sid {
-			m.adopt(sid, id)
-		}
+		m.apply(slot, epoch, func() {
+			if owner, ok := m.reg.Owner(id); !ok || owner != sid {
+				m.adopt(sid, id)
+			}
+		})
 	}
 	if !alive { // its last tab left: Chrome removed the group
-		m.reg.SetGroup(sid, slot, NoGroup)
+		m.apply(slot, epoch, func() { m.reg.SetGroup(sid, slot, NoGroup) })
 	}
 }
 
@@ -97,6 +126,8 @@ func (m *Manager) enableIn(slot browsers.Slot) {
 // forgetBrowser releases every tab and group in slot's browser: it
 // started again, and its ids of before name other tabs now.
 func (m *Manager) forgetBrowser(slot browsers.Slot) {
+	m.recon.Lock()
+	defer m.recon.Unlock()
 	for _, t := range m.reg.AllOwned() {
 		if browsers.SlotOf(t) == slot {
 			m.release(t, ReasonRestarted)

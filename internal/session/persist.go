@@ -1,0 +1,102 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/state"
+)
+
+// Sessions outlive the daemon: every stdio and HTTP session is kept in
+// Options.File (sessions.json) while it lives, and a daemon that starts
+// brings them back degraded, for their TTL, so a client reconnecting with
+// its session id (the stdio relay does) resumes it — and what hangs off
+// the session id (its tabs, internal/tabs) resumes with it. A daemon that
+// stops on purpose writes nothing: its sessions stay for the next one.
+// Sessions that end (closed, expired) leave the file.
+
+// FileName is the sessions file in the state directory.
+const FileName = "sessions.json"
+
+type record struct {
+	ID        string    `json:"session"`
+	Transport Transport `json:"transport"`
+	Client    Client    `json:"client"`
+	Created   time.Time `json:"created_at"`
+}
+
+type sessionsFile struct {
+	Version  int      `json:"version"`
+	Sessions []record `json:"sessions"`
+}
+
+// kept reports the transports whose sessions are kept in the file (the
+// panel's session is made again at each start).
+func kept(t Transport) bool { return t == Stdio || t == HTTP }
+
+// restore brings back the sessions of the file, degraded (called by New).
+func (m *Manager) restore() {
+	if m.opts.File == "" {
+		return
+	}
+	raw, err := os.ReadFile(m.opts.File)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	var f sessionsFile
+	if err == nil {
+		err = json.Unmarshal(raw, &f)
+	}
+	if err != nil {
+		m.opts.Logger.Warn("sessions file unreadable; no session resumes", "file", m.opts.File, "err", err)
+		return
+	}
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range f.Sessions {
+		if r.ID == "" || len(r.ID) > 64 || !kept(r.Transport) || m.sessions[r.ID] != nil {
+			continue
+		}
+		s := m.newSession(r.ID, r.Transport, r.Created)
+		s.client, s.state, s.lastSeen = r.Client, Degraded, now
+	}
+	if n := len(m.sessions); n > 0 {
+		m.opts.Logger.Info("sessions restored; they resume when their clients reconnect", "sessions", n)
+	}
+}
+
+// persist writes the sessions to the file, unless the manager is stopping
+// (its sessions stay for the next daemon).
+func (m *Manager) persist() {
+	if m.opts.File == "" || m.ctx.Err() != nil {
+		return
+	}
+	m.mu.Lock()
+	f := sessionsFile{Version: 1, Sessions: []record{}}
+	for _, s := range m.sessions {
+		s.mu.Lock()
+		if kept(s.transport) {
+			f.Sessions = append(f.Sessions, record{ID: s.id, Transport: s.transport, Client: s.client, Created: s.created})
+		}
+		s.mu.Unlock()
+	}
+	m.mu.Unlock()
+	slices.SortFunc(f.Sessions, func(a, b record) int { return a.Created.Compare(b.Created) })
+	raw, err := json.MarshalIndent(f, "", "  ")
+	if err == nil {
+		m.fileMu.Lock()
+		defer m.fileMu.Unlock()
+		if err = os.MkdirAll(filepath.Dir(m.opts.File), 0o700); err == nil {
+			err = state.WriteFileAtomic(m.opts.File, raw, 0o600)
+		}
+	}
+	if err != nil {
+		m.opts.Logger.Error("saving sessions failed; a daemon restart may not resume them", "err", err)
+	}
+}

@@ -1,0 +1,67 @@
+package session
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// A daemon that stops keeps its sessions in the file; the next one brings
+// them back degraded, a client resumes its own, and sessions that end
+// (closed, or expired after the TTL) leave the file.
+func TestSessionsSurviveARestart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), FileName)
+		opts := &Options{File: file, TTL: time.Minute}
+		ctx, stop := context.WithCancel(context.Background())
+		m := New(ctx, opts)
+		a, _, _, _ := m.Attach("a", Stdio)
+		a.SetClient(Client{Name: "claude-code", Version: "2"})
+		m.Attach("b", HTTP)
+		m.Attach("c", Stdio)
+		m.Close("c")
+		m.Attach("p", Transport("panel")) // made again at each start: not kept
+		stop()
+		m.Wait()
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{`"a"`, `"b"`, "claude-code"} {
+			if !strings.Contains(string(raw), want) {
+				t.Fatalf("the file lacks %s:\n%s", want, raw)
+			}
+		}
+		if strings.Contains(string(raw), `"c"`) || strings.Contains(string(raw), `"p"`) {
+			t.Fatalf("an ended or panel session was kept:\n%s", raw)
+		}
+		if fi, _ := os.Stat(file); fi.Mode().Perm() != 0o600 {
+			t.Fatalf("mode %v", fi.Mode().Perm())
+		}
+
+		m2, _ := newManager(t, opts)
+		got := m2.Get("a")
+		if got == nil || got.Info().State != Degraded || got.Info().Client.Name != "claude-code" || got.Info().Transport != Stdio {
+			t.Fatalf("restored session a = %+v", got)
+		}
+		if _, _, resumed, _ := m2.Attach("a", Stdio); !resumed {
+			t.Fatal("the client did not resume its session")
+		}
+		done := m2.Get("b").Done()
+		time.Sleep(2 * time.Minute) // virtual: b never came back
+		synctest.Wait()
+		select {
+		case <-done:
+		default:
+			t.Fatal("a restored session that nobody resumed did not expire")
+		}
+		raw, _ = os.ReadFile(file)
+		if strings.Contains(string(raw), `"b"`) || !strings.Contains(string(raw), `"a"`) {
+			t.Fatalf("after b expired:\n%s", raw)
+		}
+	})
+}
