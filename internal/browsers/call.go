@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -69,6 +70,9 @@ func (h *Hub) CallIn(ctx context.Context, slot Slot, method string, params any) 
 // if it still does not answer), and a call on tab ends at once when the
 // tab is revoked.
 func (h *Hub) send(ctx context.Context, slot Slot, tab int, method string, raw []byte) (json.RawMessage, error) {
+	if err := h.calls.refused(tab, method); err != nil {
+		return nil, err
+	}
 	h.mu.Lock()
 	c := h.live[slot]
 	h.mu.Unlock()
@@ -209,13 +213,37 @@ func (v *liveness) check(ctx context.Context, l *extlink.Link, timeout time.Dura
 }
 
 // inflight tracks the calls waiting on each tab, so that a tab leaving its
-// session ends them at once with the reason (Revoke).
+// session ends them at once with the reason (Revoke), and remembers the
+// tabs revoked since, whose page no call may touch again until a session
+// holds them anew (Allow): a call that outlived the revocation (a wait
+// that polls the page) must not re-attach the debugger to the user's tab.
 type inflight struct {
-	mu    sync.Mutex
-	byTab map[int]map[*context.CancelCauseFunc]struct{}
+	mu      sync.Mutex
+	byTab   map[int]map[*context.CancelCauseFunc]struct{}
+	revoked map[int]error
+	order   []int // revoked tabs, oldest first (bounded)
 }
 
-func (f *inflight) init() { f.byTab = map[int]map[*context.CancelCauseFunc]struct{}{} }
+// maxRevoked bounds the revoked tabs remembered.
+const maxRevoked = 4096
+
+func (f *inflight) init() {
+	f.byTab = map[int]map[*context.CancelCauseFunc]struct{}{}
+	f.revoked = map[int]error{}
+}
+
+// pageMethods act on a tab's page (and attach the debugger to it).
+var pageMethods = map[string]bool{"cdp.send": true, "cdp.inject": true}
+
+// refused is the error of a page call on a revoked tab, or nil.
+func (f *inflight) refused(tab int, method string) error {
+	if tab == 0 || !pageMethods[method] {
+		return nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.revoked[tab]
+}
 
 func (f *inflight) track(ctx context.Context, tab int) (context.Context, func()) {
 	if tab == 0 {
@@ -242,8 +270,19 @@ func (f *inflight) track(ctx context.Context, tab int) (context.Context, func())
 	}
 }
 
+// Allow lets page calls reach tab again (a session holds it anew).
+func (h *Hub) Allow(tab int) {
+	h.calls.mu.Lock()
+	defer h.calls.mu.Unlock()
+	if _, ok := h.calls.revoked[tab]; ok {
+		delete(h.calls.revoked, tab)
+		h.calls.order = slices.DeleteFunc(h.calls.order, func(t int) bool { return t == tab })
+	}
+}
+
 // Revoke ends every call waiting on tab with cause as its error (the tab
-// left its session: closed, moved out of its group, sharing stopped).
+// left its session: moved out of its group, sharing stopped, session
+// ended), and refuses page calls on it with cause until Allow.
 func (h *Hub) Revoke(tab int, cause error) {
 	h.calls.mu.Lock()
 	var cancels []context.CancelCauseFunc
@@ -251,6 +290,14 @@ func (h *Hub) Revoke(tab int, cause error) {
 		cancels = append(cancels, *cancel)
 	}
 	delete(h.calls.byTab, tab)
+	if _, seen := h.calls.revoked[tab]; !seen {
+		h.calls.order = append(h.calls.order, tab)
+		if len(h.calls.order) > maxRevoked {
+			delete(h.calls.revoked, h.calls.order[0])
+			h.calls.order = h.calls.order[1:]
+		}
+	}
+	h.calls.revoked[tab] = cause
 	h.calls.mu.Unlock()
 	for _, cancel := range cancels {
 		cancel(cause)

@@ -249,6 +249,16 @@ func TestRevokeEndsCallsInFlight(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the call did not end")
 	}
+	// A call that outlived the revocation cannot reach the page again
+	// (it would attach the debugger to the user's tab); tab methods can.
+	_, err := h.Call(t.Context(), "cdp.send", map[string]any{"tab_id": 9, "method": "Runtime.evaluate"})
+	require.True(t, errors.Is(err, why), "got %v", err)
+	require.Empty(t, f.got, "nothing reached the browser")
+	go h.Call(context.Background(), "cdp.detach", map[string]any{"tab_id": 9})
+	require.Equal(t, "cdp.detach", (<-f.got).Method)
+	h.Allow(9) // a session holds it again
+	go h.Call(context.Background(), "cdp.send", map[string]any{"tab_id": 9, "method": "Page.enable"})
+	require.Equal(t, "cdp.send", (<-f.got).Method)
 }
 
 // An extension from before browser ids gets a slot for its link only.

@@ -98,8 +98,9 @@ func (m *Manager) LinkLost(slot browsers.Slot) {
 	}
 }
 
-// release takes tab from its session: calls waiting on it end with the
-// error later calls get, its buffers go (Released), and the change is
+// release takes tab from its session: calls waiting on the browser for it
+// end with the error later calls get (a tab the user took back would
+// otherwise go on answering), its buffers go (Released), and the change is
 // saved. It reports whether a session owned it.
 func (m *Manager) release(tab int, reason string) bool {
 	sid, kind, ok := m.reg.Release(tab, reason)
@@ -107,7 +108,9 @@ func (m *Manager) release(tab int, reason string) bool {
 	delete(m.urls, tab)
 	m.mu.Unlock()
 	if ok {
-		m.cfg.Browsers.Revoke(tab, goneError(tab, reason, kind == Shared))
+		if reason != ReasonClosed { // a closed tab's calls fail by themselves, and say where they were
+			m.cfg.Browsers.Revoke(tab, goneError(tab, reason, kind == Shared))
+		}
 		m.log.Info("tab left session", "tab", tab, "session", sid, "reason", reason, "kind", kind)
 		m.cfg.Released(tab, reason)
 		m.saved()
@@ -190,7 +193,7 @@ func (m *Manager) EndSession(ctx context.Context, sid string) {
 		m.mu.Lock()
 		delete(m.urls, h.Tab)
 		m.mu.Unlock()
-		m.cfg.Browsers.Revoke(h.Tab, goneError(h.Tab, ReasonEnded, false))
+		m.cfg.Browsers.Revoke(h.Tab, goneError(h.Tab, ReasonEnded, h.Kind == Shared))
 		m.cfg.Released(h.Tab, ReasonEnded)
 	}
 	m.saved()

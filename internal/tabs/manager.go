@@ -27,8 +27,11 @@ type Browsers interface {
 	Default() (browsers.Slot, error)
 	// Resolve finds the browser a call names (the browser argument).
 	Resolve(name string) (browsers.Slot, error)
-	// Revoke ends the calls waiting on tab with cause.
+	// Revoke ends the calls waiting on tab with cause, and refuses calls
+	// on its page until Allow.
 	Revoke(tab int, cause error)
+	// Allow lets calls reach the page of a tab a session holds anew.
+	Allow(tab int)
 	// Info describes a browser.
 	Info(slot browsers.Slot) (browsers.Info, bool)
 }
@@ -162,6 +165,7 @@ func (single) Resolve(name string) (browsers.Slot, error) {
 	return 0, tools.Errorf(browsers.CodeUnknownBrowser, "no browser called %q: this daemon knows one browser only", name)
 }
 func (single) Revoke(int, error)                        {}
+func (single) Allow(int)                                {}
 func (single) Info(browsers.Slot) (browsers.Info, bool) { return browsers.Info{}, false }
 
 // Wait waits for the manager's goroutines after its context ended.

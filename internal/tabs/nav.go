@@ -112,6 +112,11 @@ func (m *Manager) interrupted(sid string, tab int, wait string) error {
 		return &tools.Error{Code: CodeCanceledByUser,
 			Message: fmt.Sprintf("the user closed Gasoline's debugging bar on tab %d while waiting for %s; ask the user before acting on this tab again", tab, wait)}
 	case why.Kind != WhyOK:
+		if why.Shared && why.Reason == ReasonUngrouped {
+			e := goneError(tab, why.Reason, true)
+			e.Message = fmt.Sprintf("while waiting for %s: %s", wait, e.Message)
+			return e
+		}
 		if why.Reason == ReasonUngrouped {
 			return &tools.Error{Code: CodeTabNotOwned, NextAction: listTabs,
 				Message: fmt.Sprintf("the user moved tab %d out of the session's tab group while waiting for %s; it is theirs now", tab, wait)}

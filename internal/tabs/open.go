@@ -117,6 +117,7 @@ func (m *Manager) Open(ctx context.Context, o Owner, r Req) (Tab, *NavResult, er
 		return Tab{}, nil, ToolError(err)
 	}
 	m.reg.Own(sid, t.ID)
+	m.cfg.Browsers.Allow(t.ID)
 	m.watch(o)
 	if group == NoGroup {
 		g, err := m.group(ctx, t.ID, r.Client)

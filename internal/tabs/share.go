@@ -76,6 +76,7 @@ func (m *Manager) adopt(sid string, tab int) bool {
 	if !m.reg.Share(sid, tab) {
 		return false
 	}
+	m.cfg.Browsers.Allow(tab)
 	m.watchID(sid)
 	m.saved()
 	m.log.Info("the user shared a tab", "tab", tab, "session", sid)
