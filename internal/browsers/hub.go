@@ -53,6 +53,7 @@ type conn struct {
 	rec     *record
 	since   time.Time // when it connected
 	focused time.Time // when the user last focused one of its windows
+	hello   time.Time // when its hello was read: anything after it shows the browser answers
 	slots   chan struct{}
 	live    liveness
 }
@@ -130,7 +131,7 @@ func (h *Hub) Add(l *extlink.Link) Ready {
 		restarted = rec.RunID != "" && hello.RunID != "" && rec.RunID != hello.RunID
 	}
 	rec.Name, rec.Profile, rec.RunID, rec.LastSeen = hello.Browser, hello.Profile, hello.RunID, now
-	c := &conn{link: l, rec: rec, since: now, slots: make(chan struct{}, h.cfg.MaxInFlight)}
+	c := &conn{link: l, rec: rec, since: now, hello: l.LastReceived(), slots: make(chan struct{}, h.cfg.MaxInFlight)}
 	if old := h.live[rec.Slot]; old != nil {
 		h.log.Info("browser reconnected before its old link closed; the new link takes over", "browser", shortID(id))
 	}
@@ -315,11 +316,16 @@ func (h *Hub) defaultLocked() *conn {
 	return best
 }
 
-// better orders browsers for Default: answering first, then the most
+// better orders browsers for Default: one that answers first (not
+// suspected, and heard from since its hello — every real browser answers
+// the tab listing the daemon asks for when it connects), then the most
 // recent focus (or connection).
 func better(a, b *conn) bool {
 	if sa, sb := a.live.suspected(a.link), b.live.suspected(b.link); sa != sb {
 		return !sa
+	}
+	if ha, hb := a.heard(), b.heard(); ha != hb {
+		return ha
 	}
 	ta, tb := later(a.focused, a.since), later(b.focused, b.since)
 	if !ta.Equal(tb) {
@@ -327,6 +333,9 @@ func better(a, b *conn) bool {
 	}
 	return a.rec.Slot < b.rec.Slot
 }
+
+// heard reports a browser that sent something after its hello.
+func (c *conn) heard() bool { return c.link.LastReceived().After(c.hello) }
 
 func later(a, b time.Time) time.Time {
 	if a.After(b) {
