@@ -41,6 +41,9 @@ type Config struct {
 	// Ready, when set, is called once the daemon serves and state.json is
 	// written.
 	Ready func(s *Server)
+	// SessionTTL is how long a session whose client went away is kept for
+	// it to resume (default session.DefaultTTL); tests shorten it.
+	SessionTTL time.Duration
 }
 
 // Server is a running daemon.

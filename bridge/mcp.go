@@ -23,7 +23,7 @@ func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 	m, err := mcpserver.New(ctx, &mcpserver.Options{
 		Version:  s.cfg.Version,
 		Dir:      s.cfg.Dir,
-		Sessions: session.Options{File: filepath.Join(s.cfg.Dir, session.FileName)}, // sessions resume after a restart
+		Sessions: session.Options{File: filepath.Join(s.cfg.Dir, session.FileName), TTL: s.cfg.SessionTTL}, // sessions resume after a restart
 		Logger:   s.log,
 		Gate:     g.Check,
 		Audit:    s.safe.AuditCall,

@@ -114,6 +114,9 @@ type ChainOptions struct {
 	// relative path (slash-separated, inside the home) → content, each
 	// file mode 0600 (e.g. "agent.json", which the daemon refuses wider).
 	Files map[string]string
+	// SessionTTL shortens how long the daemon keeps a session whose
+	// client went away (0: the default).
+	SessionTTL time.Duration
 }
 
 // StartChain starts the daemon in-process, Chromium with the extension, and
@@ -151,7 +154,7 @@ func StartChainWith(tb testing.TB, hostBin string, opts ChainOptions) *Chain {
 	ready := make(chan *bridge.Server, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- bridge.Run(ctx, bridge.Config{Dir: c.Home, Port: c.Port, Logger: testLogger(tb, c.Home),
+		done <- bridge.Run(ctx, bridge.Config{Dir: c.Home, Port: c.Port, Logger: testLogger(tb, c.Home), SessionTTL: opts.SessionTTL,
 			Ready: func(s *bridge.Server) { ready <- s }})
 	}()
 	var once sync.Once

@@ -145,9 +145,6 @@ func New(ctx context.Context, cfg Config) *Manager {
 		m.stopped = true
 		m.mu.Unlock()
 	}()
-	if m.store != nil {
-		m.wg.Go(func() { m.store.run(ctx) })
-	}
 	return m
 }
 

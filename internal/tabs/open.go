@@ -47,7 +47,7 @@ func (m *Manager) Tab(sid string, tab int) (int, error) {
 		return 0, lookupError(tab, why)
 	}
 	if m.reg.Use(sid, t) {
-		m.store.soon()
+		m.saved() // the current tab survives a restart
 	}
 	if !m.enabled(t) {
 		m.ensureLater(t)

@@ -1,7 +1,6 @@
 package tabs
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -11,7 +10,6 @@ import (
 	"sync"
 
 	"github.com/gasoline-mcp/gasoline/internal/browsers"
-	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
 // What a daemon restart must not lose of tab ownership: which session
@@ -124,15 +122,16 @@ func loadSaved(path string) (Saved, error) {
 	return s, err
 }
 
-// store writes the registry to tabs.json: at once (ownership changes,
-// before the call that made them returns) or soon (the current tab
-// changed; writes coalesce). Its flusher stops with the manager's context,
-// writing what is pending first.
+// store writes the registry to tabs.json whenever ownership or a
+// session's current tab changes, before the call that changed it returns.
+// A write is a temporary file renamed over the old one, without fsync: it
+// survives the daemon being killed (what restarts are about), and after a
+// power loss the browser's groups, which are the truth, correct a stale
+// file.
 type store struct {
 	path string
 	reg  *Registry
 	mu   sync.Mutex // one write at a time
-	kick chan struct{}
 	last []byte
 	fail func(error)
 }
@@ -141,7 +140,7 @@ func newStore(dir string, reg *Registry, fail func(error)) *store {
 	if dir == "" {
 		return nil
 	}
-	return &store{path: filepath.Join(dir, StateFile), reg: reg, kick: make(chan struct{}, 1), fail: fail}
+	return &store{path: filepath.Join(dir, StateFile), reg: reg, fail: fail}
 }
 
 // save writes the current state now (unchanged state is not rewritten).
@@ -149,47 +148,45 @@ func (s *store) save() {
 	if s == nil {
 		return
 	}
-	raw, err := json.MarshalIndent(s.reg.Snapshot(), "", "  ")
-	if err != nil {
-		s.fail(err)
-		return
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if slices.Equal(raw, s.last) {
+	raw, err := json.MarshalIndent(s.reg.Snapshot(), "", "  ")
+	if err == nil && slices.Equal(raw, s.last) {
 		return
 	}
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
-		s.fail(err)
-		return
+	if err == nil {
+		err = writeReplace(s.path, raw)
 	}
-	if err := state.WriteFileAtomic(s.path, raw, 0o600); err != nil {
+	if err != nil {
 		s.fail(err)
 		return
 	}
 	s.last = raw
 }
 
-// soon asks the flusher to save.
-func (s *store) soon() {
-	if s == nil {
-		return
+// writeReplace writes data to a temporary file beside path (0600) and
+// renames it over path.
+func writeReplace(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
 	}
-	select {
-	case s.kick <- struct{}{}:
-	default:
+	f, err := os.CreateTemp(filepath.Dir(path), ".tabs-*.tmp")
+	if err != nil {
+		return err
 	}
-}
-
-// run saves whenever asked, until ctx ends, then once more.
-func (s *store) run(ctx context.Context) {
-	for {
-		select {
-		case <-s.kick:
-			s.save()
-		case <-ctx.Done():
-			s.save()
-			return
-		}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o600)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
