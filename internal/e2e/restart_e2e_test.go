@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -103,6 +104,13 @@ func TestE2EDaemonKilledUnderStdio(t *testing.T) {
 	moveToGroup(t, devtools, users, group)
 	c.until("tabs", nil, 15*time.Second, func(x answer) bool { return tabIn(x, users) != nil })
 	c.ok("interact", map[string]any{"what": "switch_tab", "tab_id": mine})
+	// Two calls handed to the client to collect later: one finishes before
+	// the daemon dies, one is still running when it does.
+	finished := c.ok("observe", map[string]any{"what": "logs", "background": true}).Data["correlation_id"].(string)
+	running := c.ok("interact", map[string]any{"what": "wait_for", "text": "never on this page", "background": true, "timeout_ms": 120000}).Data["correlation_id"].(string)
+	c.until("pending_commands", nil, 15*time.Second, func(x answer) bool {
+		return slices.ContainsFunc(list(x, "commands"), func(m map[string]any) bool { return m["correlation_id"] == finished && m["status"] == "complete" })
+	})
 
 	before, err := state.Read(home)
 	require.NoError(t, err)
@@ -113,6 +121,12 @@ func TestE2EDaemonKilledUnderStdio(t *testing.T) {
 	after, err := state.Read(home)
 	require.NoError(t, err)
 	require.NotEqual(t, before.PID, after.PID, "a new daemon answers")
+	got := c.ok("observe", map[string]any{"what": "command_result", "correlation_id": finished})
+	require.Contains(t, got.Text, "relay:console-done", "the result a client had not collected survives the restart")
+	require.NotEmpty(t, list(answer{Data: got.Data["result"].(map[string]any)}, "entries"))
+	lost := c.call("observe", map[string]any{"what": "command_result", "correlation_id": running})
+	require.True(t, lost.IsError)
+	require.Equal(t, "command_lost", lost.Data["error"].(map[string]any)["code"], lost.Text)
 	tabs := untilOK(t, c, "observe", map[string]any{"what": "tabs"}, 30*time.Second)
 	require.Equal(t, "user", tabIn(tabs, users)["shared_by"], "the user's tab is still shared: %s", tabs.Text)
 	pageEval(t, devtools, url, `later('after the restart')`)

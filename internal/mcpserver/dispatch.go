@@ -76,6 +76,7 @@ func (s *Server) runCommand(ctx context.Context, h Handler, c *Call) *mcp.CallTo
 		return errorResult(&tools.Error{Code: tools.CodeInternal, Message: "the daemon is shutting down; retry in a moment", Retryable: true, RetryAfterMS: 1000})
 	}
 	if c.Background {
+		s.keepHandoff(c.Session, cmd)
 		return stillProcessing(cmd, 0)
 	}
 	timer := time.NewTimer(time.Duration(c.TimeoutMS) * time.Millisecond)
@@ -87,6 +88,7 @@ func (s *Server) runCommand(ctx context.Context, h Handler, c *Call) *mcp.CallTo
 	case <-timer.C:
 	case <-ctx.Done():
 	}
+	s.keepHandoff(c.Session, cmd) // the client collects it later, maybe from the next daemon
 	return stillProcessing(cmd, c.TimeoutMS)
 }
 

@@ -74,8 +74,10 @@ type Server struct {
 	mu       sync.Mutex // guards handlers after New
 	handlers map[string]handler
 
-	watchers group // goroutines awaiting HTTP sessions' end
+	watchers group // goroutines awaiting HTTP sessions' end, and handed-off commands (keep.go)
 	done     chan struct{}
+	ctxDone  <-chan struct{} // New's ctx ended: the daemon stops
+	keepMu   sync.Mutex      // one write to the pending folder at a time
 }
 
 // Call is a validated call as a Handler sees it.
@@ -127,7 +129,7 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	case opts.Redact == nil:
 		return nil, errors.New("mcpserver: Options.Redact is required (every result passes the redaction gateway)")
 	}
-	s := &Server{opts: *opts, started: time.Now(), handlers: map[string]handler{}, done: make(chan struct{})}
+	s := &Server{opts: *opts, started: time.Now(), handlers: map[string]handler{}, done: make(chan struct{}), ctxDone: ctx.Done()}
 	if s.opts.Logger == nil {
 		s.opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -139,6 +141,7 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 		s.opts.Sessions.Logger = s.log
 	}
 	s.sessions = session.New(ctx, &s.opts.Sessions)
+	s.restoreKept()
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "gasoline", Title: "Gasoline", Version: s.opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       sdkLogger(s.log),

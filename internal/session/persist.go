@@ -100,3 +100,20 @@ func (m *Manager) persist() {
 		m.opts.Logger.Error("saving sessions failed; a daemon restart may not resume them", "err", err)
 	}
 }
+
+// RestoreCommand puts back a command a previous daemon ran for this
+// session and handed to its client (who holds its correlation id): it
+// is finished, with result (the result it reached, or an error saying it
+// was lost with the daemon).
+func (s *Session) RestoreCommand(id, tool, what string, started, ended time.Time, result any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.cmds[id]; dup {
+		return
+	}
+	s.seq++
+	c := &Command{ID: id, Seq: s.seq, Tool: tool, What: what, Started: started, done: make(chan struct{})}
+	c.finish(result, ended)
+	s.cmds[id] = c
+	s.history = append(s.history, c)
+}
