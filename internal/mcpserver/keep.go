@@ -218,5 +218,5 @@ func keptResult(k keptCommand) *mcp.CallToolResult {
 	}
 	return errorResult(&tools.Error{Code: CodeCommandLost, Retryable: true,
 		NextAction: &tools.Next{Tool: "observe", Arguments: map[string]any{"what": "page"}},
-		Message: fmt.Sprintf("the daemon restarted while %s %s ran, so its result is lost; it may or may not have taken effect: check the page before running it again", k.Tool, k.What)})
+		Message:    fmt.Sprintf("the daemon restarted while %s %s ran, so its result is lost; it may or may not have taken effect: check the page before running it again", k.Tool, k.What)})
 }
