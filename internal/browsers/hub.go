@@ -261,16 +261,6 @@ func (h *Hub) Current() *extlink.Link {
 	return nil
 }
 
-// Link returns the link of the browser in slot, or nil.
-func (h *Hub) Link(slot Slot) *extlink.Link {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if c := h.live[slot]; c != nil {
-		return c.link
-	}
-	return nil
-}
-
 // Wait returns the default browser's link, waiting until one connects or
 // ctx ends.
 func (h *Hub) Wait(ctx context.Context) (*extlink.Link, error) {

@@ -72,23 +72,6 @@ func (h *Hub) List() []Info {
 	return out
 }
 
-// Info describes the browser of slot (connected or known).
-func (h *Hub) Info(slot Slot) (Info, bool) {
-	for _, i := range h.List() {
-		if i.Slot == slot {
-			return i, true
-		}
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, r := range h.recs {
-		if r.Slot == slot {
-			return Info{ID: shortID(r.BrowserID), Name: r.Name, Profile: r.Profile, State: StateDisconnected, Slot: r.Slot}, true
-		}
-	}
-	return Info{}, false
-}
-
 // Codes of Resolve's errors.
 const (
 	CodeUnknownBrowser   = "unknown_browser"

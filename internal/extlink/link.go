@@ -133,13 +133,6 @@ func (l *Link) LastReceived() time.Time {
 	return time.Time{}
 }
 
-// Done reports whether the link has closed.
-func (l *Link) Done() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.closed != nil
-}
-
 // Ready is closed after a successful hello.
 func (l *Link) Ready() <-chan struct{} { return l.ready }
 

@@ -32,8 +32,6 @@ type Browsers interface {
 	Revoke(tab int, cause error)
 	// Allow lets calls reach the page of a tab a session holds anew.
 	Allow(tab int)
-	// Info describes a browser.
-	Info(slot browsers.Slot) (browsers.Info, bool)
 }
 
 // Owner is the MCP session a call comes from (a *session.Session).
@@ -161,9 +159,8 @@ func (single) Default() (browsers.Slot, error) { return 0, nil }
 func (single) Resolve(name string) (browsers.Slot, error) {
 	return 0, tools.Errorf(browsers.CodeUnknownBrowser, "no browser called %q: this daemon knows one browser only", name)
 }
-func (single) Revoke(int, error)                        {}
-func (single) Allow(int)                                {}
-func (single) Info(browsers.Slot) (browsers.Info, bool) { return browsers.Info{}, false }
+func (single) Revoke(int, error) {}
+func (single) Allow(int)         {}
 
 // Wait waits for the manager's goroutines after its context ended.
 func (m *Manager) Wait() { m.wg.Wait() }

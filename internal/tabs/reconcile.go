@@ -102,11 +102,7 @@ func (m *Manager) reconcileSession(ctx context.Context, sid string, slot browser
 			continue
 		}
 		alive = true
-		m.apply(slot, epoch, func() {
-			if owner, ok := m.reg.Owner(id); !ok || owner != sid {
-				m.adopt(sid, id)
-			}
-		})
+		m.apply(slot, epoch, func() { m.takeFor(sid, id) })
 	}
 	if !alive { // its last tab left: Chrome removed the group
 		m.apply(slot, epoch, func() { m.reg.SetGroup(sid, slot, NoGroup) })

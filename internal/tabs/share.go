@@ -60,6 +60,12 @@ func (m *Manager) grouped(tab, group int) {
 		m.log.Debug("a tab joined a group no session holds", "tab", tab, "group", group)
 		return
 	}
+	m.takeFor(sid, tab)
+}
+
+// takeFor gives the tab the user put in session sid's group to sid: a tab
+// another session held leaves it first (the user moved it).
+func (m *Manager) takeFor(sid string, tab int) {
 	if owner, ok := m.reg.Owner(tab); ok {
 		if owner == sid {
 			return
@@ -110,11 +116,11 @@ func (m *Manager) Share(ctx context.Context, sid, client string, tab int) error 
 	defer unlock()
 	slot := browsers.SlotOf(tab)
 	group := m.reg.Group(sid, slot)
-	params := map[string]any{"tab_ids": []int{tab}}
+	// The title and colour make a group when the session has none here (or
+	// Chrome removed it with its last tab); an existing group keeps its own.
+	params := map[string]any{"tab_ids": []int{tab}, "title": GroupTitle(client), "color": m.nextColor()}
 	if group != NoGroup {
 		params["group_id"] = group
-	} else {
-		params["title"], params["color"] = GroupTitle(client), m.nextColor()
 	}
 	m.cfg.Started(tab, time.Now())
 	got, err := m.groupCall(ctx, params)
