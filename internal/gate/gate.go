@@ -117,7 +117,9 @@ func (g *Gate) where(c *mcpserver.Call) (where, *tools.Error) {
 			}
 		}
 	}
-	if t, ok := g.cfg.Tabs.Resolve(sid, tab); ok && c.Mode.Name != "new_tab" {
+	// new_tab, and navigate naming a browser, may open a tab: no tab of
+	// now is named in the prompt.
+	if t, ok := g.cfg.Tabs.Resolve(sid, tab); ok && c.Mode.Name != "new_tab" && (tab != 0 || c.Str("browser") == "") {
 		w.scope.TabID = t
 	}
 	if u := c.Str("url"); u != "" {

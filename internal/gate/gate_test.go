@@ -138,10 +138,14 @@ func TestCheckSaysTheTabIsTheUsers(t *testing.T) {
 	require.Equal(t, approval.CodeRequired, e.Code)
 	e = g.Check(t.Context(), call(t, "s3", "interact", `{"what":"navigate","url":"https://b.example/","timeout_ms":1}`))
 	require.Equal(t, approval.CodeRequired, e.Code)
+	// naming a browser may open a new tab there: the user's tab is not named
+	e = g.Check(t.Context(), call(t, "s3", "interact", `{"what":"navigate","url":"https://c.example/","browser":"work","timeout_ms":1}`))
+	require.Equal(t, approval.CodeRequired, e.Code)
 	p := eng.Pending("s3")
-	require.Len(t, p, 2)
+	require.Len(t, p, 3)
 	require.Equal(t, `click button "Press me" on your own tab 11 (https://shop.example), which you shared with this agent`, p[0].Target)
 	require.Equal(t, "interact.navigate to https://b.example in your own tab 11, which you shared with this agent", p[1].Target)
+	require.Equal(t, "interact.navigate to https://c.example", p[2].Target)
 }
 
 func TestCheckRefusesBeforeAsking(t *testing.T) {
