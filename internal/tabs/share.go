@@ -77,25 +77,33 @@ func (m *Manager) takeFor(sid string, tab int) {
 
 // adopt gives the user's tab to session sid as a shared tab, capture
 // starting now.
-func (m *Manager) adopt(sid string, tab int) bool {
-	m.cfg.Started(tab, time.Now())
+func (m *Manager) adopt(sid string, tab int) bool { return m.give(sid, tab, true) }
+
+// give gives the user's tab to sid as a shared tab; fresh: capture starts
+// now (what the page logged before is not read).
+func (m *Manager) give(sid string, tab int, fresh bool) bool {
+	if fresh {
+		m.cfg.Started(tab, time.Now())
+	}
 	if !m.reg.Share(sid, tab) {
 		return false
 	}
 	m.cfg.Browsers.Allow(tab)
 	m.watchID(sid)
 	m.saved()
-	m.log.Info("the user shared a tab", "tab", tab, "session", sid)
+	m.log.Info("the user shared a tab", "tab", tab, "session", sid, "capture_from_now", fresh)
 	m.ensureLater(tab)
 	return true
 }
 
 // Adopt gives the tab the panel is open on to the panel's session when no
-// session holds it (the user is talking about it there). It is the user's
-// own tab: shared, never closed by Gasoline.
+// session holds it: the user asks the panel's agent about the page in
+// front of them, so what the page already logged (what Chrome replays)
+// is read too. It is the user's own tab: shared, never closed by
+// Gasoline.
 func (m *Manager) Adopt(sid string, tab int) {
 	if !m.reg.Owned(tab) {
-		m.adopt(sid, tab)
+		m.give(sid, tab, false)
 	}
 }
 

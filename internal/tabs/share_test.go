@@ -97,7 +97,7 @@ func TestUserSharesByMovingIntoTheGroupAndTakesItBack(t *testing.T) {
 
 	s.userTab(100, NoGroup)
 	s.m.OnEvent("tabs.ungrouped", json.RawMessage(`{"tab_id":100,"group_id":5}`))
-	waitFor(t, func() bool { return !s.m.Registry().Owned(100) })
+	waitFor(t, func() bool { return !s.m.Registry().Owned(100) && s.b.cause(100) != nil })
 	var te *tools.Error
 	if !errors.As(s.b.cause(100), &te) || te.Code != CodeTabNotShared {
 		t.Fatalf("calls in flight ended with %v, want tab_not_shared", s.b.cause(100))
