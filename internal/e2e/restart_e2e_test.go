@@ -159,8 +159,7 @@ func TestE2ESessionExpiryClosesItsTabs(t *testing.T) {
 	moveToGroup(t, port, users, group)
 	c.until("tabs", nil, 15*time.Second, func(x answer) bool { return tabIn(x, users) != nil })
 
-	require.NoError(t, cmd.Process.Kill())
-	cmd.Wait()
+	require.NoError(t, cmd.Process.Kill()) // the client's transport reaps it
 	eventually(t, 30*time.Second, "the expired session's tab closed, the user's handed back", func() bool {
 		now := chromeTabs(t, port)
 		_, open := now[mine]
