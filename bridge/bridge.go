@@ -161,16 +161,16 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	s.mcp = m
 	s.browser.register(m)
-	s.browser.tabs.Sessions(func(id string) tabs.Owner { // restored sessions' tabs end with them
+	if err := s.registerAgent(ctx, m); err != nil { // it wraps the interact modes to record them
+		closeAll(lns)
+		return err
+	}
+	s.browser.tabs.Sessions(func(id string) tabs.Owner { // restored sessions' tabs end with them (the panel's exists by now)
 		if x := m.SessionManager().Get(id); x != nil {
 			return x
 		}
 		return nil
 	})
-	if err := s.registerAgent(ctx, m); err != nil { // it wraps the interact modes to record them
-		closeAll(lns)
-		return err
-	}
 	s.registerCaptureModes(m)
 	s.mux = http.NewServeMux()
 	s.routes()
