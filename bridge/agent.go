@@ -23,6 +23,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/session"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 	"github.com/gasoline-mcp/gasoline/internal/watch"
 )
 
@@ -115,7 +116,8 @@ func (s *Server) registerAgent(ctx context.Context, m *mcpserver.Server) {
 
 const panelSystem = "You are the Gasoline agent in the user's browser side panel. You see the user's real, logged-in Chrome " +
 	"only through the tools. Read with observe, act with interact (every change waits for the user's approval in the panel). " +
-	"Secrets are redacted as [REDACTED:…]; never ask for them. Answer briefly: what you found, with evidence, and what to do next."
+	"Secrets are redacted as [REDACTED:…]; never ask for them. Answer briefly: what you found, with evidence, and what to do next. " +
+	untrusted.AgentRule
 
 // buildAdapters makes one adapter per configured provider, plus local.
 func (st *agentState) buildAdapters() {

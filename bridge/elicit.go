@@ -100,9 +100,13 @@ func elicitParams(r approval.Request) *mcp.ElicitParams {
 	if r.SiteGrantable {
 		choices = []string{elicitOnce, elicitSite, elicitDeny}
 	}
+	warn := ""
+	if r.PageWarning != "" {
+		warn = " WARNING: " + r.PageWarning
+	}
 	return &mcp.ElicitParams{
-		Message: fmt.Sprintf("Gasoline: the agent wants to run %s — %s (%s). Allow it? (request %s; the Gasoline panel shows it too)",
-			r.Action, what, where, r.RequestID),
+		Message: fmt.Sprintf("Gasoline: the agent wants to run %s — %s (%s).%s Allow it? (request %s; the Gasoline panel shows it too)",
+			r.Action, what, where, warn, r.RequestID),
 		RequestedSchema: map[string]any{
 			"type": "object",
 			"properties": map[string]any{

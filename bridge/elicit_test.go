@@ -110,3 +110,14 @@ func TestNoElicitationWithoutCapability(t *testing.T) {
 	require.Equal(t, approval.CodeRequired, terr.Code)
 	require.False(t, strings.Contains(terr.Message, "elicit"))
 }
+
+// TestElicitationShowsThePageWarning: a request whose session received
+// instruction-like page text says so in the client's prompt too.
+func TestElicitationShowsThePageWarning(t *testing.T) {
+	r := approval.Request{RequestID: "req_1", Action: "interact.click", Target: `button "Pay"`, Scope: approval.Scope{TabID: 3},
+		PageWarning: `The page contained instruction-like text (asks to ignore previous instructions): "ignore previous instructions".`}
+	msg := elicitParams(r).Message
+	require.Contains(t, msg, "WARNING: The page contained instruction-like text")
+	r.PageWarning = ""
+	require.NotContains(t, elicitParams(r).Message, "WARNING")
+}

@@ -59,7 +59,7 @@ func (s *Server) auditApproval(ev approval.Event) {
 	e := audit.Entry{
 		Time: ev.Time, Kind: "approval", SessionID: ev.Request.SessionID, Action: ev.Request.Action,
 		Class: string(ev.Request.Class), Decision: string(ev.Type), RequestID: ev.Request.RequestID,
-		ApprovalID: ev.ApprovalID, Reason: ev.Reason,
+		ApprovalID: ev.ApprovalID, Reason: ev.Reason, Warning: ev.Request.PageWarning,
 	}
 	if err := s.safe.audit.Write(e); err != nil {
 		s.log.Error("audit write failed", "err", err)
@@ -103,6 +103,9 @@ func (s *Server) gate(ctx context.Context, c *mcpserver.Call) *tools.Error {
 		Target:     target,
 		Reason:     "the agent called " + c.Mode.Key(),
 		ApprovalID: c.Str("approval_id"),
+		// Page text this session received read like instructions to an
+		// AI: the user sees it beside the action (internal/untrusted).
+		PageWarning: c.Session.PageWarning(),
 	}
 	if canElicit(c.Peer) {
 		el := s.newElicitor(ctx, c.Peer)

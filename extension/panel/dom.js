@@ -105,6 +105,9 @@ function buildPrompt(doc, vm, decide) {
   head.id = `prompt-${vm.id}-action`; // names the buttons' context
   const target = el(doc, 'p', 'target');
   target.dataset.field = 'target';
+  const warning = el(doc, 'p', 'warning');
+  warning.dataset.field = 'warning';
+  warning.setAttribute('role', 'note');
   const dl = el(doc, 'dl', 'facts');
   fact(doc, dl, 'Kind', 'kind');
   fact(doc, dl, 'Tab', 'tab');
@@ -153,7 +156,18 @@ function buildPrompt(doc, vm, decide) {
       decide(vm.id, b.dataset.decision, minutes),
     );
   }
-  li.append(asks, describe, head, target, dl, actions, scopeNote, busy, error);
+  li.append(
+    asks,
+    describe,
+    head,
+    target,
+    warning,
+    dl,
+    actions,
+    scopeNote,
+    busy,
+    error,
+  );
   return { li, once, deny, site, siteBtn, minutes, reasonRow, scopeNote };
 }
 
@@ -165,6 +179,7 @@ function updatePrompt(p, vm) {
   }
   for (const e of p.reasonRow) e.hidden = !vm.reason;
   p.li.querySelector('.target').hidden = !vm.target;
+  p.li.querySelector('.warning').hidden = !vm.warning;
   p.li.classList.toggle('sensitive', vm.sensitive);
   const note = p.scopeNote;
   note.textContent = vm.siteGrantable

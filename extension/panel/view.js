@@ -99,6 +99,8 @@ export function promptView(req, model, now) {
     describe: DESCRIPTIONS[req.action] ?? 'Run an action in the browser',
     // The target, unless it only repeats the action.
     target: req.target && req.target !== req.action ? req.target : '',
+    // The session read page text that looked like instructions to an AI.
+    warning: typeof req.page_warning === 'string' ? req.page_warning : '',
     kind: CLASSES[req.class] ?? req.class ?? NONE,
     sensitive: req.class === 'sensitive',
     tab: tabText(req.scope),

@@ -170,13 +170,13 @@ func (e *Engine) prepare(req *Request) error {
 		return newErr(ErrInvalid, "session and action are required")
 	}
 	req.Scope = req.Scope.canonical()
-	req.Target, req.Reason = capText(req.Target), capText(req.Reason)
+	req.Target, req.Reason, req.PageWarning = capText(req.Target), capText(req.Reason), capText(req.PageWarning)
 	_, oerr := policy.ParseOrigin(req.Scope.Origin)
 	req.SiteGrantable = oerr == nil && !policy.AlwaysAsk(req.Action)
 	return nil
 }
 
-// MaxText caps Request.Target and Request.Reason (bytes): they are shown
+// MaxText caps Request.Target, Reason and PageWarning (bytes): they are shown
 // to the user, kept in memory and written to the audit log.
 const MaxText = 1024
 

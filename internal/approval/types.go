@@ -33,10 +33,15 @@ type Request struct {
 	Scope     Scope        `json:"scope"`
 	// Target says what will be acted on, for the user:
 	// `button "Pay now" on https://shop.example/checkout`.
-	Target    string    `json:"target,omitempty"`
-	Reason    string    `json:"reason,omitempty"` // why the agent wants it, if it said
-	CreatedAt time.Time `json:"created_at"`
-	ExpiresAt time.Time `json:"expires_at"`
+	Target string `json:"target,omitempty"`
+	Reason string `json:"reason,omitempty"` // why the agent wants it, if it said
+	// PageWarning tells the user, beside the action, that this session
+	// has received page text that read like instructions to an AI ("the
+	// page contained instruction-like text: …"; internal/untrusted). The
+	// caller sets it; "" when nothing was flagged.
+	PageWarning string    `json:"page_warning,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+	ExpiresAt   time.Time `json:"expires_at"`
 	// SiteGrantable tells the panel whether "approve for this site" is on
 	// offer: the scope has a web origin and the action is not AlwaysAsk.
 	SiteGrantable bool `json:"site_grantable"`

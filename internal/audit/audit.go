@@ -63,6 +63,7 @@ type Entry struct {
 	RequestID  string    `json:"request_id,omitempty"`
 	ApprovalID string    `json:"approval_id,omitempty"`
 	Reason     string    `json:"reason,omitempty"`
+	Warning    string    `json:"warning,omitempty"` // an approval request's page warning
 	DurationMS int64     `json:"duration_ms,omitempty"`
 	Result     string    `json:"result,omitempty"` // ResultOK | ResultError | ResultBlocked
 }
@@ -230,7 +231,7 @@ func (l *Log) redact(e *Entry) (err error) {
 			err = errors.New("audit: the redaction hook failed; the entry was not written")
 		}
 	}()
-	for _, s := range []*string{&e.SessionID, &e.Kind, &e.Action, &e.Class, &e.Decision, &e.RequestID, &e.ApprovalID, &e.Reason, &e.Result} {
+	for _, s := range []*string{&e.SessionID, &e.Kind, &e.Action, &e.Class, &e.Decision, &e.RequestID, &e.ApprovalID, &e.Reason, &e.Warning, &e.Result} {
 		if l.opts.Redact != nil && *s != "" {
 			r, rerr := l.opts.Redact(*s)
 			if rerr != nil {

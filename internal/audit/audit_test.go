@@ -102,7 +102,7 @@ func TestRedactEveryField(t *testing.T) {
 	const secret = "sk-live-SECRET"
 	l, path := open(t, &Options{Redact: func(s string) (string, error) { return strings.ReplaceAll(s, secret, "[REDACTED:key]"), nil }})
 	e := Entry{SessionID: secret, Kind: secret, Action: secret, Class: secret, Decision: secret,
-		RequestID: secret, ApprovalID: secret, Reason: "token " + secret, Result: secret}
+		RequestID: secret, ApprovalID: secret, Reason: "token " + secret, Warning: secret, Result: secret}
 	if err := l.Write(e); err != nil {
 		t.Fatal(err)
 	}

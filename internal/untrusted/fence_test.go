@@ -88,3 +88,19 @@ func TestApprovalWarning(t *testing.T) {
 		t.Errorf("ApprovalWarning = %q (%d bytes)", w, len(w))
 	}
 }
+
+func TestBody(t *testing.T) {
+	f := NewFence("K7Q2M4XD9PAB")
+	for _, body := range []string{"one line", "two\nlines", ""} {
+		got, ok := Body(f.Wrap(body, Report{Total: 1, Findings: []Finding{{Line: 1, Reason: "x"}}}, 3))
+		if !ok || got != body {
+			t.Errorf("Body(Wrap(%q)) = %q, %v", body, got, ok)
+		}
+	}
+	if got, ok := Body("plain"); ok || got != "plain" {
+		t.Errorf("Body of unfenced text = %q, %v", got, ok)
+	}
+	if got := Annotate("no_tab: open a tab", Report{}); got != "no_tab: open a tab" {
+		t.Errorf("Annotate without findings = %q", got)
+	}
+}
