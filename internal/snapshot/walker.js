@@ -286,11 +286,10 @@ function gasolineSnapshot(opts) {
     node.act = (INTERACTIVE.has(role) && !(role === 'option' && tag === 'option')) || focusable || tabbable;
     const frame = tag === 'iframe' || tag === 'frame';
     const h0 = hidden;
-    if ((node.name || frame) && !ctx.ctl && V.boxHidden(n, cs, v)) {
+    if (((node.name && !node.act) || frame) && !ctx.ctl && V.boxHidden(n, cs, v)) {
       hidden++;
       if (frame) return; // nothing in a frame nobody sees reaches the agent
-      if (!node.act) node.name = ''; // an unseen region's or image's name
-      else node.name = clip(node.name, V.NAME_CAP); // a control keeps its name, capped
+      node.name = ''; // an unseen region's or image's name (a control keeps its name, capped at maxName)
     }
     const ctl = node.act && FROM_CONTENT.has(role) ? { left: V.NAME_CAP } : ctx.ctl;
     const kctx = { ...ctx, dropText: false, cs, v, ctl };

@@ -2,6 +2,7 @@ package untrusted
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -14,6 +15,7 @@ func Warning(r Report) string {
 	}
 	var where []string
 	for _, f := range r.Findings {
+		n := len(where)
 		switch {
 		case f.Ref != "" && f.Line > 0:
 			where = append(where, fmt.Sprintf("line %d [ref=%s]", f.Line, f.Ref))
@@ -23,6 +25,9 @@ func Warning(r Report) string {
 			where = append(where, fmt.Sprintf("%s [ref=%s]", f.Path, f.Ref))
 		default:
 			where = append(where, f.Path)
+		}
+		if n > 0 && slices.Contains(where[:n], where[n]) {
+			where = where[:n] // the same place, another reason
 		}
 		if len(where) == 5 {
 			break

@@ -5,7 +5,7 @@
 // isolated world of a frame and installs globalThis.__gasolineVisible once.
 //
 // Text is unseen when: visibility is not visible; the opacity of it and its
-// ancestors (filter: opacity() included) multiplies to under MIN_OPACITY;
+// ancestors multiplies to under MIN_OPACITY;
 // content-visibility: hidden holds it; it lies outside what clips it (an
 // overflow hidden/clip box, zero-size boxes included; the CSS clip
 // rectangle; a clip-path that shows nothing) or outside the page a person
@@ -46,7 +46,16 @@
 
   // rgba parses a computed colour; null when it is not rgb() or rgba()
   // (color(), oklch(): treated as unknown, so nothing is dropped for it).
+  const colours = new Map();
   function rgba(s) {
+    let c = colours.get(s);
+    if (c === undefined) {
+      c = parseColour(s);
+      if (colours.size < 4096) colours.set(s, c);
+    }
+    return c;
+  }
+  function parseColour(s) {
     const m = /^rgba?\(([^)]*)\)$/.exec(s || '');
     if (!m) return null;
     const p = m[1].split(/[\s,/]+/).filter(Boolean).map((v) => (v.endsWith('%') ? parseFloat(v) / 100 : parseFloat(v)));
@@ -58,8 +67,11 @@
     return [top[0] * a + under[0] * (1 - a), top[1] * a + under[1] * (1 - a), top[2] * a + under[2] * (1 - a), 1];
   };
   function lum(c) {
-    const f = (v) => ((v /= 255) <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
-    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+    if (c.L === undefined) {
+      const f = (v) => ((v /= 255) <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+      c.L = 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); // parsed colours are shared: once each
+    }
+    return c.L;
   }
   function contrast(a, b) {
     const x = lum(a), y = lum(b);
@@ -110,16 +122,22 @@
     return dark ? [18, 18, 18, 1] : [255, 255, 255, 1];
   }
 
-  // A context is what an element's children inherit: the boxes that clip
-  // in-flow, absolutely positioned and fixed children (viewport
-  // coordinates), the opacity so far, the background colour behind (null:
-  // unknown, an image) and the element that painted it, and hide, the
-  // reason a whole subtree is unseen ('' when it is not).
+  // A context is what an element's children inherit, one per element: the
+  // box that clips its in-flow children (flow, viewport coordinates) and
+  // the box that clips everything under it (all: the CSS clip), the opacity
+  // so far, hide (the reason a whole subtree is unseen, '' when it is not)
+  // and, computed only when a descendant needs them, the boxes that clip
+  // absolutely positioned and fixed children (absBox, fixBox) and the
+  // background behind (bgOf). Style properties are read lazily: each read
+  // costs microseconds, and a walk makes thousands.
+  const ALL = box(-Infinity, -Infinity, Infinity, Infinity);
   function root(d, outer) {
     const f = doc(d);
-    const c = { flow: f.page, abs: f.page, fix: f.view, op: 1, bg: f.canvas, bgEl: null, hide: '', self: f.page };
-    if (outer) Object.assign(c, { op: outer.op, bg: outer.bg, bgEl: null, hide: outer.hide });
-    return c;
+    return {
+      el: null, cs: null, up: null, pos: 'static', flow: f.page, all: ALL, self: f.page,
+      op: outer ? outer.op : 1, hide: outer ? outer.hide : '', hideHere: '', lazy: outer ? outer.lazy : false,
+      abs: f.page, fix: f.view, bg: outer ? bgOf(outer) : { c: f.canvas, el: null }, cb: false, tx: null, txcs: null,
+    };
   }
 
   // context is the context of el's children, computed from the document's
@@ -136,67 +154,111 @@
   // enter returns the context of el's children given el's computed style
   // and its parent's context. c.self is the box that clips el itself.
   function enter(el, cs, ctx) {
-    if (cs.display === 'contents') return { ...ctx, self: ctx.flow };
+    if (cs.display === 'contents') return ctx; // no box: its children are its parent's
     const pos = cs.position;
-    const base = pos === 'fixed' ? ctx.fix : pos === 'absolute' ? ctx.abs : ctx.flow;
-    const n = { flow: base, abs: ctx.abs, fix: ctx.fix, op: ctx.op, bg: ctx.bg, bgEl: ctx.bgEl, hide: ctx.hide, self: base };
-    let op = parseFloat(cs.opacity);
-    if (cs.filter !== 'none') {
-      const m = /opacity\(([\d.]+)(%?)\)/.exec(cs.filter);
-      if (m) op *= m[2] ? m[1] / 100 : +m[1];
+    const base = pos === 'absolute' ? absBox(ctx) : pos === 'fixed' ? fixBox(ctx) : ctx.flow;
+    const n = {
+      el, cs, up: ctx, pos, flow: base, all: ctx.all, self: base, op: ctx.op, hide: ctx.hide, hideHere: '',
+      lazy: ctx.lazy, abs: null, fix: null, bg: null, cb: undefined, tx: null, txcs: null,
+    };
+    const o = cs.opacity;
+    if (o !== '1') {
+      const v = parseFloat(o);
+      if (!Number.isNaN(v)) n.op *= v;
     }
-    if (!Number.isNaN(op)) n.op *= op;
     if (!n.hide) {
-      if (n.op < MIN_OPACITY) n.hide = 'opacity';
-      else if (cs.contentVisibility === 'hidden') n.hide = 'content-visibility';
-      else if (cs.clipPath !== 'none' && showsNothing(cs.clipPath, el)) n.hide = 'clip-path';
+      const cv = cs.contentVisibility;
+      if (cv === 'auto') n.lazy = true;
+      if (n.op < MIN_OPACITY) n.hideHere = 'opacity';
+      else if (cv === 'hidden') n.hideHere = 'content-visibility';
+      else {
+        const cp = cs.clipPath;
+        if (cp !== 'none' && showsNothing(cp, el)) n.hideHere = 'clip-path';
+      }
+      n.hide = n.hideHere;
     }
     const d = doc(el.ownerDocument);
-    const clips = (cs.overflowX !== 'visible' || cs.overflowY !== 'visible') && el !== d.viewportEl && el !== el.ownerDocument.documentElement;
-    const clipped = (pos === 'absolute' || pos === 'fixed') && cs.clip && cs.clip !== 'auto';
+    const ov = cs.overflow;
     let r = null;
-    if (clips) {
+    if (ov !== 'visible' && el !== d.viewportEl && el !== el.ownerDocument.documentElement) {
+      const [ox, oy = ox] = ov.split(' ');
       r = el.getBoundingClientRect();
-      n.flow = meet(n.flow, overflowBox(el, cs, r));
+      n.flow = meet(n.flow, overflowBox(el, ox, oy, r));
     }
-    const contain = cs.transform !== 'none' || cs.perspective !== 'none' || cs.filter !== 'none' ||
-      /paint|layout|strict|content/.test(cs.contain) || /transform|perspective|filter/.test(cs.willChange);
-    if (pos !== 'static' || contain) n.abs = n.flow;
-    if (contain) n.fix = n.flow;
-    if (clipped) {
-      const c = clipBox(cs.clip, r || el.getBoundingClientRect());
+    if (pos === 'absolute' || pos === 'fixed') {
+      const cl = cs.clip;
+      const c = cl && cl !== 'auto' ? clipBox(cl, r || el.getBoundingClientRect()) : null;
       if (c) {
+        n.all = meet(n.all, c);
         n.flow = meet(n.flow, c);
-        n.abs = meet(n.abs, c);
-        n.fix = meet(n.fix, c);
-      }
-    }
-    if (cs.backgroundImage !== 'none') {
-      n.bg = null;
-      n.bgEl = el;
-    } else {
-      const c = rgba(cs.backgroundColor);
-      if (!c) {
-        n.bg = null;
-        n.bgEl = el;
-      } else if (c[3] > 0) {
-        n.bg = c[3] >= 1 ? c : n.bg && over(c, n.bg);
-        n.bgEl = el;
       }
     }
     return n;
   }
 
+  // holdsFixed reports an element that is the containing block of its
+  // fixed (and absolute) descendants: a transform, filter, perspective or
+  // containment.
+  function holdsFixed(c) {
+    if (c.cb === undefined) {
+      const cs = c.cs;
+      c.cb = cs.transform !== 'none' || cs.filter !== 'none' || cs.perspective !== 'none' ||
+        /paint|layout|strict|content/.test(cs.contain) || /transform|perspective|filter/.test(cs.willChange);
+    }
+    return c.cb;
+  }
+
+  // absBox is the box that clips absolutely positioned children of c's
+  // element: their containing block's (the nearest positioned or
+  // transformed ancestor).
+  function absBox(c) {
+    if (!c.abs) c.abs = c.pos !== 'static' || holdsFixed(c) ? c.flow : meet(absBox(c.up), c.all);
+    return c.abs;
+  }
+
+  // fixBox is the box that clips fixed children: the viewport's, or a
+  // transformed ancestor's.
+  function fixBox(c) {
+    if (!c.fix) c.fix = holdsFixed(c) ? c.flow : meet(fixBox(c.up), c.all);
+    return c.fix;
+  }
+
+  // bgOf is the background colour behind c's element's content (null when
+  // unknown) and the element that painted it (null: the canvas), from the
+  // background colours of its ancestors. Background images are checked
+  // only when text looks faint against it (hasImage).
+  function bgOf(c) {
+    if (c.bg) return c.bg;
+    const under = bgOf(c.up);
+    let r = under;
+    const k = rgba(c.cs.backgroundColor);
+    if (!k) r = { c: null, el: c.el };
+    else if (k[3] > 0) r = { c: k[3] >= 1 ? k : under.c && over(k, under.c), el: c.el };
+    c.bg = r;
+    return r;
+  }
+
+  // hasImage reports a background image on c's element or an ancestor up
+  // to the one that painted the background colour: what shows is unknown.
+  function hasImage(c) {
+    const stop = bgOf(c).el;
+    for (let e = c; e && e.cs; e = e.up) {
+      if (e.cs.backgroundImage !== 'none') return true;
+      if (e.el === stop) return false;
+    }
+    return false;
+  }
+
   // overflowBox is what an overflow box lets show: its box where overflow
   // is hidden or clip, its scrollable area where a person can scroll.
-  function overflowBox(el, cs, r) {
+  function overflowBox(el, ox, oy, r) {
     const axis = (o, lo, hi, scrolled, size, len) => {
       if (o === 'visible') return [-Infinity, Infinity];
       if (o === 'hidden' || o === 'clip') return [lo, hi];
       return [lo - scrolled, lo - scrolled + Math.max(size, len)];
     };
-    const x = axis(cs.overflowX, r.left, r.right, el.scrollLeft, el.scrollWidth, r.width);
-    const y = axis(cs.overflowY, r.top, r.bottom, el.scrollTop, el.scrollHeight, r.height);
+    const x = axis(ox, r.left, r.right, el.scrollLeft, el.scrollWidth, r.width);
+    const y = axis(oy, r.top, r.bottom, el.scrollTop, el.scrollHeight, r.height);
     return box(x[0], y[0], x[1], y[1]);
   }
 
@@ -249,53 +311,81 @@
     return f.range.getBoundingClientRect();
   }
 
+  // textFacts are what the text children of an element share: read once
+  // per element (cs is the style the text takes: its element's, or the
+  // slot's it is assigned to).
+  function textFacts(c, cs) {
+    if (c.txcs !== cs) {
+      c.txcs = cs;
+      c.tx = { vis: cs.visibility, fs: parseFloat(cs.fontSize), faint: undefined };
+    }
+    return c.tx;
+  }
+
   // textHidden says why a person cannot see text node t, or ''. cs is the
   // computed style of the element it sits in and ctx that element's
   // context (from enter).
   function textHidden(t, cs, ctx) {
     if (ctx.hide) return ctx.hide;
-    if (cs.visibility !== 'visible') return 'visibility';
-    if (parseFloat(cs.fontSize) < MIN_FONT) return 'font-size';
+    const f = textFacts(ctx, cs);
+    if (f.vis !== 'visible') return 'visibility';
+    if (f.fs < MIN_FONT) return 'font-size';
     const r = textBox(t);
+    if (r.width === 0 && r.height === 0 && ctx.lazy) return faintText(t, cs, ctx, null); // content-visibility: auto left it unlaid: no geometry to judge
     if (r.width < MIN_SEEN || r.height < MIN_SEEN) return r.height > 0 && r.height < MIN_FONT ? 'font-size' : 'zero-size';
     const b = fromRect(r);
     if (!seen(meet(b, ctx.flow))) return seen(meet(b, doc(t.ownerDocument).page)) ? 'clipped' : 'off-page';
-    return unseenColour(t, cs, ctx, b) ? 'colour' : '';
+    return faintText(t, cs, ctx, b);
   }
 
-  // unseenColour reports text drawn in (nearly) the colour behind it.
-  function unseenColour(t, cs, ctx, b) {
-    if (!ctx.bg) return false;
-    const c = rgba(cs.webkitTextFillColor) || rgba(cs.color);
-    if (!c) return false;
-    const ink = over([c[0], c[1], c[2], c[3] * ctx.op], ctx.bg);
-    if (contrast(ink, ctx.bg) >= MIN_CONTRAST) return false;
+  // faintText is textHidden's colour test: 'colour' when text drawn in
+  // (nearly) its background's colour has nothing else behind it (b: its
+  // box; null when unknown, and then nothing is behind it).
+  function faintText(t, cs, ctx, b) {
+    const f = textFacts(ctx, cs);
+    if (f.faint === undefined) f.faint = faint(cs, ctx);
+    if (!f.faint || hasImage(ctx)) return '';
+    return b && behind(t, b, bgOf(ctx), f.faint) ? '' : 'colour';
+  }
+
+  // faint returns the colour text is drawn in when it is (nearly) that of
+  // the background colour behind it, with no shadow or stroke that stands
+  // out; else null.
+  function faint(cs, ctx) {
+    const bg = bgOf(ctx).c;
+    if (!bg) return null;
+    const c = rgba(cs.webkitTextFillColor); // what text is painted in (color, unless set)
+    if (!c) return null;
+    if (c[3] * ctx.op >= 1 && contrast(c, bg) >= MIN_CONTRAST) return null; // opaque ink: no blending to do
+    const ink = over([c[0], c[1], c[2], c[3] * ctx.op], bg);
+    if (contrast(ink, bg) >= MIN_CONTRAST) return null;
     const stands = (s) => (s.match(/rgba?\([^)]*\)/g) || []).some((x) => {
       const k = rgba(x);
-      return !k || (k[3] > 0 && contrast(over(k, ctx.bg), ctx.bg) >= MIN_CONTRAST);
+      return !k || (k[3] > 0 && contrast(over(k, bg), bg) >= MIN_CONTRAST);
     });
-    if (cs.textShadow !== 'none' && stands(cs.textShadow)) return false;
-    if (parseFloat(cs.webkitTextStrokeWidth) > 0 && stands(cs.webkitTextStrokeColor)) return false;
-    return !behind(t, b, ctx, ink);
+    if (cs.textShadow !== 'none' && stands(cs.textShadow)) return null;
+    if (parseFloat(cs.webkitTextStrokeWidth) > 0 && stands(cs.webkitTextStrokeColor)) return null;
+    return ink;
   }
 
   // behind reports whether something besides the ancestors' background may
   // paint under text box b: a replaced element (image, video, canvas,
   // control), a background image, or a box of a colour the text stands out
   // from, overlapping b, or a pseudo-element's background on an ancestor.
-  function behind(t, b, ctx, ink) {
+  // bg is the background found behind the text (bgOf), ink its colour.
+  function behind(t, b, bg, ink) {
     const anc = new Set();
     let stopped = false;
     for (let e = parentOf(t); e; e = parentOf(e)) {
       anc.add(e);
       if (!stopped && pseudoPaints(e, ink)) return true;
-      if (e === ctx.bgEl) stopped = true;
+      if (e === bg.el) stopped = true;
     }
     const f = doc(t.ownerDocument);
     f.painters ||= painters(t.ownerDocument);
     for (const p of f.painters.list) {
       if (anc.has(p.el) || !overlaps(p.r, b)) continue;
-      if (p.image || !p.c || contrast(over(p.c, ctx.bg), ink) >= MIN_CONTRAST) return true;
+      if (p.image || !p.c || contrast(over(p.c, bg.c), ink) >= MIN_CONTRAST) return true;
     }
     return f.painters.truncated;
   }
@@ -336,7 +426,7 @@
   // boxHidden says why a person cannot see element el itself (an image, a
   // frame, a named region), or ''. n is its context from enter.
   function boxHidden(el, cs, n) {
-    if (n.hide && n.hide !== 'content-visibility') return n.hide;
+    if (n.hide && n.hideHere !== 'content-visibility') return n.hide; // its own content-visibility hides only its content
     if (cs.visibility !== 'visible') return 'visibility';
     if (cs.display === 'contents') return '';
     const r = el.getBoundingClientRect();
