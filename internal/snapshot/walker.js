@@ -265,16 +265,18 @@ function gasolineSnapshot(opts) {
     const named = NAMING[tag] && n.parentElement;
     if (named && named.localName === NAMING[tag] && !named.hasAttribute('aria-label') && !named.hasAttribute('aria-labelledby')) return;
     const cs = getComputedStyle(n);
-    if (cs.display === 'none') return;
-    const v = V.enter(n, cs, ctx.v);
-    const shown = cs.visibility === 'visible';
+    const display = cs.display;
+    if (display === 'none') return;
+    const visibility = cs.visibility;
+    const v = V.enter(n, cs, ctx.v, display, visibility);
+    const shown = visibility === 'visible';
     let role = shown ? roleOf(n, tag, has) : '';
     if (role === null) return;
     const tabbable = has && n.hasAttribute('tabindex') && n.tabIndex >= 0;
     const focusable = !role && shown && has && (tabbable || n.hasAttribute('onclick'));
     if (focusable) role = 'generic';
     if (!role) {
-      const block = !cs.display.startsWith('inline');
+      const block = !display.startsWith('inline');
       if (block) pushText(into, ' ');
       const kctx = { ...ctx, cs, v };
       if (tag === 'label' && n.control && n.control !== n) kctx.dropText = true;

@@ -103,7 +103,7 @@
         stuckX ? w.innerWidth : Math.max(rootEl.scrollWidth, w.innerWidth) - w.scrollX,
         stuckY ? w.innerHeight : Math.max(rootEl.scrollHeight, w.innerHeight) - w.scrollY,
       );
-      f = { view, page, canvas: canvas(d, rs), viewportEl: fromBody ? d.body : rootEl, range: null, painters: null };
+      f = { view, page, canvas: canvas(d, rs), viewportEl: fromBody ? d.body : rootEl, rootEl, range: null, painters: null };
       docs.set(d, f);
     }
     return f;
@@ -134,7 +134,7 @@
   function root(d, outer) {
     const f = doc(d);
     return {
-      el: null, cs: null, up: null, pos: 'static', flow: f.page, all: ALL, self: f.page,
+      d: f, el: null, cs: null, up: null, pos: 'static', flow: f.page, all: ALL, self: f.page,
       op: outer ? outer.op : 1, hide: outer ? outer.hide : '', hideHere: '', lazy: outer ? outer.lazy : false,
       abs: f.page, fix: f.view, bg: outer ? bgOf(outer) : { c: f.canvas, el: null }, cb: false, tx: null, txcs: null,
     };
@@ -152,14 +152,16 @@
   }
 
   // enter returns the context of el's children given el's computed style
-  // and its parent's context. c.self is the box that clips el itself.
-  function enter(el, cs, ctx) {
-    if (cs.display === 'contents') return ctx; // no box: its children are its parent's
+  // and its parent's context. c.self is the box that clips el itself. A
+  // caller that read display and visibility already passes them (each
+  // style read costs).
+  function enter(el, cs, ctx, display, visibility) {
+    if ((display ?? cs.display) === 'contents') return ctx; // no box: its children are its parent's
     const pos = cs.position;
     const base = pos === 'absolute' ? absBox(ctx) : pos === 'fixed' ? fixBox(ctx) : ctx.flow;
     const n = {
-      el, cs, up: ctx, pos, flow: base, all: ctx.all, self: base, op: ctx.op, hide: ctx.hide, hideHere: '',
-      lazy: ctx.lazy, abs: null, fix: null, bg: null, cb: undefined, tx: null, txcs: null,
+      d: ctx.d, el, cs, up: ctx, pos, flow: base, all: ctx.all, self: base, op: ctx.op, hide: ctx.hide, hideHere: '',
+      lazy: ctx.lazy, abs: null, fix: null, bg: null, cb: undefined, tx: null, txcs: null, vis: visibility,
     };
     const o = cs.opacity;
     if (o !== '1') {
@@ -177,10 +179,10 @@
       }
       n.hide = n.hideHere;
     }
-    const d = doc(el.ownerDocument);
+    const d = ctx.d;
     const ov = cs.overflow;
     let r = null;
-    if (ov !== 'visible' && el !== d.viewportEl && el !== el.ownerDocument.documentElement) {
+    if (ov !== 'visible' && el !== d.viewportEl && el !== d.rootEl) {
       const [ox, oy = ox] = ov.split(' ');
       r = el.getBoundingClientRect();
       n.flow = meet(n.flow, overflowBox(el, ox, oy, r));
@@ -304,8 +306,7 @@
     return false;
   }
 
-  function textBox(t) {
-    const f = doc(t.ownerDocument);
+  function textBox(t, f) {
     f.range ||= t.ownerDocument.createRange();
     f.range.selectNodeContents(t);
     return f.range.getBoundingClientRect();
@@ -317,7 +318,7 @@
   function textFacts(c, cs) {
     if (c.txcs !== cs) {
       c.txcs = cs;
-      c.tx = { vis: cs.visibility, fs: parseFloat(cs.fontSize), faint: undefined };
+      c.tx = { vis: (c.cs === cs && c.vis) || cs.visibility, fs: parseFloat(cs.fontSize), faint: undefined };
     }
     return c.tx;
   }
@@ -330,11 +331,11 @@
     const f = textFacts(ctx, cs);
     if (f.vis !== 'visible') return 'visibility';
     if (f.fs < MIN_FONT) return 'font-size';
-    const r = textBox(t);
+    const r = textBox(t, ctx.d);
     if (r.width === 0 && r.height === 0 && ctx.lazy) return faintText(t, cs, ctx, null); // content-visibility: auto left it unlaid: no geometry to judge
     if (r.width < MIN_SEEN || r.height < MIN_SEEN) return r.height > 0 && r.height < MIN_FONT ? 'font-size' : 'zero-size';
     const b = fromRect(r);
-    if (!seen(meet(b, ctx.flow))) return seen(meet(b, doc(t.ownerDocument).page)) ? 'clipped' : 'off-page';
+    if (!seen(meet(b, ctx.flow))) return seen(meet(b, ctx.d.page)) ? 'clipped' : 'off-page';
     return faintText(t, cs, ctx, b);
   }
 
@@ -473,10 +474,10 @@
         return;
       }
       const cs = getComputedStyle(e);
-      if (cs.display === 'none') return;
-      const ctx = enter(e, cs, pctx);
-      if (!ctl && e.matches(CONTROL)) ctl = { left: NAME_CAP };
       const disp = cs.display;
+      if (disp === 'none') return;
+      const ctx = enter(e, cs, pctx, disp);
+      if (!ctl && e.matches(CONTROL)) ctl = { left: NAME_CAP };
       const block = !disp.startsWith('inline') && disp !== 'contents' && disp !== 'table-cell';
       const raw = /^pre|^break-spaces/.test(cs.whiteSpace) || cs.whiteSpaceCollapse === 'preserve';
       if (block) brk = true;
