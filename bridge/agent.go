@@ -214,7 +214,8 @@ func (st *agentState) runTool(ctx context.Context, tool string, args json.RawMes
 
 // resultText is a result as the model and the panel see it: the
 // structured content when there is one (complete, machine-readable), else
-// the text.
+// the text; page text stays between its fence lines, after Gasoline's
+// warning and note (docs/UNTRUSTED.md).
 func resultText(res *mcp.CallToolResult, limit int) string {
 	var out string
 	if res.StructuredContent != nil {
@@ -222,11 +223,18 @@ func resultText(res *mcp.CallToolResult, limit int) string {
 			out = string(raw)
 		}
 	}
+	text := mcpserver.ToolText(res)
 	if out == "" || out == "null" {
-		out = mcpserver.ToolText(res)
+		out = text
+		if body, ok := untrusted.Body(text); ok {
+			out = body
+		}
 	}
 	if len(out) > limit {
 		out = out[:limit] + "…(cut)"
+	}
+	if fenced, ok := untrusted.Rewrap(text, out); ok {
+		return fenced
 	}
 	return out
 }

@@ -108,25 +108,43 @@ func notes(b *strings.Builder, r Report, hidden int) {
 	}
 }
 
+// Rewrap replaces what is between the fence lines of a fenced answer with
+// inner (page text already stripped of the nonce: the structuredContent of
+// the same answer, say), keeping Gasoline's lines and the fence; ok is
+// false when text is not fenced.
+func Rewrap(text, inner string) (string, bool) {
+	start, end, ok := bodyAt(text)
+	if !ok {
+		return text, false
+	}
+	return text[:start] + inner + text[end:], true
+}
+
 // Body returns the text between the fence lines of a fenced answer and
 // whether there was a fence: what a client (or a test) reads as the page's
 // text without Gasoline's lines around it.
 func Body(text string) (string, bool) {
-	i := strings.Index(text, openWord)
-	if i < 0 {
+	start, end, ok := bodyAt(text)
+	if !ok {
 		return text, false
-	}
-	start := strings.IndexByte(text[i:], '\n')
-	if start < 0 {
-		return text, false
-	}
-	start += i + 1
-	end := strings.LastIndex(text, "\n"+closeWord)
-	if end < start-1 {
-		return text, false
-	}
-	if end < start {
-		return "", true
 	}
 	return text[start:end], true
+}
+
+// bodyAt finds the body of a fenced answer: text[start:end].
+func bodyAt(text string) (start, end int, ok bool) {
+	i := strings.Index(text, openWord)
+	if i < 0 {
+		return 0, 0, false
+	}
+	nl := strings.IndexByte(text[i:], '\n')
+	if nl < 0 {
+		return 0, 0, false
+	}
+	start = i + nl + 1
+	end = strings.LastIndex(text, "\n"+closeWord)
+	if end < start-1 {
+		return 0, 0, false
+	}
+	return start, max(start, end), true
 }

@@ -100,6 +100,13 @@ func TestBody(t *testing.T) {
 	if got, ok := Body("plain"); ok || got != "plain" {
 		t.Errorf("Body of unfenced text = %q, %v", got, ok)
 	}
+	wrapped := f.Wrap("tree", Report{}, 2)
+	if got, ok := Rewrap(wrapped, `{"a":1}`); !ok || got != strings.Replace(wrapped, "\ntree\n", "\n{\"a\":1}\n", 1) {
+		t.Errorf("Rewrap = %q, %v", got, ok)
+	}
+	if got, ok := Rewrap("plain", "x"); ok || got != "plain" {
+		t.Errorf("Rewrap of unfenced text = %q, %v", got, ok)
+	}
 	if got := Annotate("no_tab: open a tab", Report{}); got != "no_tab: open a tab" {
 		t.Errorf("Annotate without findings = %q", got)
 	}
