@@ -476,7 +476,15 @@
       const cs = getComputedStyle(e);
       const disp = cs.display;
       if (disp === 'none') return;
+      if (tag === 'textarea' || tag === 'input') return; // their text is a value (get_value), drawn in their own box
       const ctx = enter(e, cs, pctx, disp);
+      if (tag === 'select') {
+        const shown = [...e.selectedOptions].map((o) => o.text).join(', '); // what the closed list shows
+        if (!shown.trim()) return;
+        if (boxHidden(e, cs, ctx)) dropped++;
+        else put(' ' + shown + ' ', false);
+        return;
+      }
       if (!ctl && e.matches(CONTROL)) ctl = { left: NAME_CAP };
       const block = !disp.startsWith('inline') && disp !== 'contents' && disp !== 'table-cell';
       const raw = /^pre|^break-spaces/.test(cs.whiteSpace) || cs.whiteSpaceCollapse === 'preserve';
