@@ -21,6 +21,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/session"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // Options configures a Server. Version, Gate and Redact are required (a
@@ -48,6 +49,9 @@ type Options struct {
 	// MaskSelectors, when set, returns the user's extra screenshot mask
 	// selectors (Call.MaskSelectors).
 	MaskSelectors func() ([]string, error)
+	// Classifier finds instruction-like passages in page text (fence.go).
+	// Default: untrusted.Rules.
+	Classifier untrusted.Classifier
 	// Sessions configures the session manager (TTL, result retention, clock).
 	Sessions session.Options
 	Logger   *slog.Logger
@@ -129,6 +133,9 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	if s.opts.Logger == nil {
 		s.opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if s.opts.Classifier == nil {
+		s.opts.Classifier = untrusted.Rules{}
+	}
 	if s.opts.Daemon == nil {
 		s.opts.Daemon = func() Daemon { return Daemon{PID: os.Getpid(), StartedAt: s.started} }
 	}
@@ -154,7 +161,7 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 const instructions = "Gasoline drives the user's real Chrome through its extension. " +
 	"Read with observe (snapshot gives [ref=eN] targets), act with interact (mutating modes need the user's approval), " +
 	"analyze and generate work on what was captured. configure describe_capabilities gives any mode's arguments; " +
-	"configure doctor says what to fix when something fails."
+	"configure doctor says what to fix when something fails. " + untrusted.AgentRule
 
 // lifetime closes every MCP session when ctx ends, then waits for the
 // session manager and the watchers.
