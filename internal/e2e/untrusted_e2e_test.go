@@ -279,8 +279,10 @@ func elicitingClient(t *testing.T, c *Chain, seen chan<- string) *client {
 
 // TestE2EUntrustedWarningReachesTheUser: after a snapshot that carried
 // instruction-like text, the session's next approval request says so
-// beside the action — in the panel, in the MCP client's elicitation, in
-// observe approvals and in the audit log — and the user decides.
+// beside the action — in the panel, in observe approvals and in the audit
+// log — and the user decides in the panel. The agent's own MCP client,
+// though it declares elicitation, is never asked: nothing that travels
+// over the agent's session decides an approval (docs/SECURITY.md).
 func TestE2EUntrustedWarningReachesTheUser(t *testing.T) {
 	c := StartChainWith(t, hostBin, ChainOptions{Policy: gateClicksPolicy})
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
@@ -299,12 +301,6 @@ func TestE2EUntrustedWarningReachesTheUser(t *testing.T) {
 	f := p.prompt(ctx, "interact.click")
 	assert.Contains(t, f["warning"], "The page contained instruction-like text", "the panel shows it beside the action: %v", f)
 	p.viewShot(ctx, "07-page-warning.png", ".prompt")
-	select {
-	case msg := <-seen:
-		assert.Contains(t, msg, "WARNING: The page contained instruction-like text", "the MCP client's prompt says so")
-	case <-ctx.Done():
-		t.Fatal("no elicitation")
-	}
 	pending := a.observe("approvals", nil)
 	list, _ := pending.Data["pending"].([]any)
 	require.Len(t, list, 1, pending.Text)
@@ -315,6 +311,11 @@ func TestE2EUntrustedWarningReachesTheUser(t *testing.T) {
 	res := <-done
 	require.True(t, res.IsError)
 	require.Equal(t, approval.CodeDenied, res.Data["code"], "%v", res.Data)
+	select {
+	case msg := <-seen:
+		t.Fatalf("the agent's own client was asked to decide: %q", msg)
+	default: // the call is over: an elicitation would have come during it
+	}
 
 	audit := a.ok("configure", map[string]any{"what": "audit_log"})
 	warned := 0
