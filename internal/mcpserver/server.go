@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gasoline-mcp/gasoline/internal/routine"
 	"github.com/gasoline-mcp/gasoline/internal/session"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
@@ -71,7 +72,7 @@ type Server struct {
 	mu       sync.Mutex // guards handlers after New
 	handlers map[string]handler
 
-	watchers group // goroutines awaiting HTTP sessions' end
+	watchers *routine.Group // goroutines awaiting HTTP sessions' end
 	done     chan struct{}
 }
 
@@ -104,7 +105,8 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	case opts.Redact == nil:
 		return nil, errors.New("mcpserver: Options.Redact is required (every result passes the redaction gateway)")
 	}
-	s := &Server{opts: *opts, started: time.Now(), handlers: map[string]handler{}, done: make(chan struct{})}
+	s := &Server{opts: *opts, started: time.Now(), handlers: map[string]handler{}, done: make(chan struct{}),
+		watchers: routine.NewGroup(ctx)}
 	if s.opts.Logger == nil {
 		s.opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -145,7 +147,7 @@ func (s *Server) lifetime(ctx context.Context) {
 		wg.Go(func() { ss.Close() }) // a WebSocket close waits for its peer, bounded
 	}
 	wg.Wait()
-	s.watchers.stop()
+	s.watchers.Wait()
 	s.sessions.Wait()
 }
 
@@ -224,32 +226,4 @@ func sdkTool(t *tools.Tool) *mcp.Tool {
 			OpenWorldHint:   &h.OpenWorld,
 		},
 	}
-}
-
-// group runs goroutines that stop tracking once stopped.
-type group struct {
-	mu      sync.Mutex
-	stopped bool
-	wg      sync.WaitGroup
-}
-
-func (g *group) goRun(f func()) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.stopped {
-		return false
-	}
-	g.wg.Add(1)
-	go func() {
-		defer g.wg.Done()
-		f()
-	}()
-	return true
-}
-
-func (g *group) stop() {
-	g.mu.Lock()
-	g.stopped = true
-	g.mu.Unlock()
-	g.wg.Wait()
 }

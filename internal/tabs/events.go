@@ -43,7 +43,7 @@ func (m *Manager) OnEvent(method string, params json.RawMessage) {
 	case "tabs.ungrouped":
 		if m.reg.Owned(p.TabID) {
 			tab := p.TabID
-			m.goRun(func(ctx context.Context) { m.ungrouped(ctx, tab) })
+			m.g.Go(func(ctx context.Context) { m.ungrouped(ctx, tab) })
 		}
 	case "cdp.attached":
 		m.mu.Lock()
@@ -136,7 +136,7 @@ func (m *Manager) watch(o Owner) {
 	}
 	m.watched[sid] = true
 	m.mu.Unlock()
-	m.goRun(func(ctx context.Context) {
+	m.g.Go(func(ctx context.Context) {
 		select {
 		case <-o.Done():
 			m.EndSession(ctx, sid)
