@@ -34,8 +34,8 @@ type Options struct {
 	// Daemon reports the daemon's own state for health and doctor.
 	// Default: this process, no extension.
 	Daemon func() Daemon
-	// Gate decides a call of a mutating or sensitive mode (the approval
-	// engine plugs in here).
+	// Gate decides a call of a mutating or sensitive mode: the daemon
+	// passes the approval engine's (policy first, then the user).
 	Gate func(ctx context.Context, c *Call) *tools.Error
 	// Audit, when set, records every tool call (never its arguments or
 	// result): session, "tool.mode", class, duration, whether it failed.
@@ -168,8 +168,8 @@ func (s *Server) SessionManager() *session.Manager { return s.sessions }
 // loopback guard).
 func (s *Server) HTTPHandler() http.Handler { return s.http }
 
-// Handle registers the implementation of tool.what, replacing "not
-// available yet". It panics if the mode is not in the table.
+// Handle registers the implementation of tool.what; a mode without one
+// answers not_available. It panics if the mode is not in the table.
 func (s *Server) Handle(tool, what string, h Handler) { s.register(tool, what, h, false) }
 
 func (s *Server) register(tool, what string, h Handler, inline bool) {
