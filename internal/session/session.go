@@ -101,7 +101,9 @@ func New(ctx context.Context, opts *Options) *Manager {
 		m.opts = *opts
 	}
 	m.opts.fill()
-	m.g.Go(m.run)
+	if !m.g.Go(m.run) {
+		m.stopped = true // ctx had already ended
+	}
 	return m
 }
 
