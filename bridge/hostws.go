@@ -76,7 +76,7 @@ func (s *Server) onExtensionEvent(l *extlink.Link, ev extlink.Event) {
 		// buffers already hold it.
 		s.browser.event(ev.Method, p.TabID, p.SessionID, p.Method, p.Params, nil)
 		s.router.Dispatch(p.TabID, p.SessionID, p.Method, p.Params)
-	case "tabs.removed", "cdp.detached", "cdp.attached", "tabs.ungrouped", "tabs.updated":
+	case "tabs.removed", "cdp.detached", "cdp.attached", "tabs.ungrouped", "tabs.updated", "tabs.replaced":
 		var p struct {
 			TabID int `json:"tab_id"`
 		}

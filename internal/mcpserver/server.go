@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gasoline-mcp/gasoline/internal/routine"
 	"github.com/gasoline-mcp/gasoline/internal/session"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 	"github.com/gasoline-mcp/gasoline/internal/untrusted"
@@ -35,8 +36,8 @@ type Options struct {
 	// Daemon reports the daemon's own state for health and doctor.
 	// Default: this process, no extension.
 	Daemon func() Daemon
-	// Gate decides a call of a mutating or sensitive mode (the approval
-	// engine plugs in here).
+	// Gate decides a call of a mutating or sensitive mode: the daemon
+	// passes the approval engine's (policy first, then the user).
 	Gate func(ctx context.Context, c *Call) *tools.Error
 	// Audit, when set, records every tool call (never its arguments or
 	// result): session, "tool.mode", class, duration, whether it failed.
@@ -76,7 +77,7 @@ type Server struct {
 	mu       sync.Mutex // guards handlers after New
 	handlers map[string]handler
 
-	watchers group // goroutines awaiting HTTP sessions' end
+	watchers *routine.Group // goroutines awaiting HTTP sessions' end
 	done     chan struct{}
 }
 
@@ -129,7 +130,8 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	case opts.Redact == nil:
 		return nil, errors.New("mcpserver: Options.Redact is required (every result passes the redaction gateway)")
 	}
-	s := &Server{opts: *opts, started: time.Now(), handlers: map[string]handler{}, done: make(chan struct{})}
+	s := &Server{opts: *opts, started: time.Now(), handlers: map[string]handler{}, done: make(chan struct{}),
+		watchers: routine.NewGroup(ctx)}
 	if s.opts.Logger == nil {
 		s.opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -173,7 +175,7 @@ func (s *Server) lifetime(ctx context.Context) {
 		wg.Go(func() { ss.Close() }) // a WebSocket close waits for its peer, bounded
 	}
 	wg.Wait()
-	s.watchers.stop()
+	s.watchers.Wait()
 	s.sessions.Wait()
 }
 
@@ -194,8 +196,8 @@ func (s *Server) SessionManager() *session.Manager { return s.sessions }
 // loopback guard).
 func (s *Server) HTTPHandler() http.Handler { return s.http }
 
-// Handle registers the implementation of tool.what, replacing "not
-// available yet". It panics if the mode is not in the table.
+// Handle registers the implementation of tool.what; a mode without one
+// answers not_available. It panics if the mode is not in the table.
 func (s *Server) Handle(tool, what string, h Handler) { s.register(tool, what, h, false) }
 
 func (s *Server) register(tool, what string, h Handler, inline bool) {
@@ -252,32 +254,4 @@ func sdkTool(t *tools.Tool) *mcp.Tool {
 			OpenWorldHint:   &h.OpenWorld,
 		},
 	}
-}
-
-// group runs goroutines that stop tracking once stopped.
-type group struct {
-	mu      sync.Mutex
-	stopped bool
-	wg      sync.WaitGroup
-}
-
-func (g *group) goRun(f func()) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.stopped {
-		return false
-	}
-	g.wg.Add(1)
-	go func() {
-		defer g.wg.Done()
-		f()
-	}()
-	return true
-}
-
-func (g *group) stop() {
-	g.mu.Lock()
-	g.stopped = true
-	g.mu.Unlock()
-	g.wg.Wait()
 }

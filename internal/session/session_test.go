@@ -166,6 +166,12 @@ func TestManagerStopsWithContext(t *testing.T) {
 		if _, err := Detached("x").Start("a", "b", func(context.Context) any { return nil }); !errors.Is(err, ErrStopped) {
 			t.Fatalf("Detached Start: %v", err)
 		}
+		// A manager made after its context ended attaches nothing.
+		late := New(ctx, nil)
+		if _, _, _, err := late.Attach("c", Stdio); !errors.Is(err, ErrStopped) {
+			t.Fatalf("Attach on a manager born stopped: %v", err)
+		}
+		late.Wait()
 	})
 }
 

@@ -18,12 +18,13 @@ const detachTimeout = 5 * time.Second
 // events end can tell why.
 func (m *Manager) OnEvent(method string, params json.RawMessage) {
 	var p struct {
-		TabID  int    `json:"tab_id"`
-		Reason string `json:"reason"`
-		URL    string `json:"url"`
+		TabID    int    `json:"tab_id"`
+		Reason   string `json:"reason"`
+		URL      string `json:"url"`
+		Replaced int    `json:"replaced_tab_id"`
 	}
 	switch method {
-	case "tabs.removed", "tabs.ungrouped", "cdp.attached", "cdp.detached", "tabs.updated":
+	case "tabs.removed", "tabs.ungrouped", "cdp.attached", "cdp.detached", "tabs.updated", "tabs.replaced":
 		if json.Unmarshal(params, &p) != nil {
 			return
 		}
@@ -40,10 +41,12 @@ func (m *Manager) OnEvent(method string, params json.RawMessage) {
 		m.mu.Lock()
 		delete(m.attach, p.TabID)
 		m.mu.Unlock()
+	case "tabs.replaced":
+		m.replaced(p.Replaced, p.TabID)
 	case "tabs.ungrouped":
 		if m.reg.Owned(p.TabID) {
 			tab := p.TabID
-			m.goRun(func(ctx context.Context) { m.ungrouped(ctx, tab) })
+			m.g.Go(func(ctx context.Context) { m.ungrouped(ctx, tab) })
 		}
 	case "cdp.attached":
 		m.mu.Lock()
@@ -99,6 +102,36 @@ func (m *Manager) release(tab int, reason string) bool {
 	return ok
 }
 
+// replaced moves an owned tab to the id of the tab Chrome put in its place
+// (chrome.tabs.onReplaced: a discarded tab brought back, a prerendered page
+// swapped in). The new tab is the session's, in the old one's place, with
+// its URL; the old tab's state is released (capture buffers, refs, waiters
+// on its events: they belong to a page that is gone, and its debugger
+// attachment went with it), and capture is enabled in the new tab in the
+// background. A call naming the old id is told to use the new one.
+func (m *Manager) replaced(old, now int) {
+	if old <= 0 || now <= 0 {
+		return
+	}
+	sid, ok := m.reg.Replace(old, now)
+	m.mu.Lock()
+	if url := m.urls[old]; ok && url != "" {
+		m.urls[now] = url
+	}
+	delete(m.urls, old)
+	delete(m.attach, old)
+	m.mu.Unlock()
+	if !ok {
+		if m.reg.Owned(old) { // another session owns now: old is gone all the same
+			m.release(old, ReasonClosed)
+		}
+		return
+	}
+	m.log.Info("tab replaced", "tab", old, "by", now, "session", sid)
+	m.cfg.Released(old, ReasonReplaced)
+	m.ensureLater(now)
+}
+
 // ungrouped handles a tab that left the session's group. Chrome also
 // reports that when a grouped tab closes, so the tab is looked up first: a
 // tab that still exists was dragged out by the user, who takes it back
@@ -136,7 +169,7 @@ func (m *Manager) watch(o Owner) {
 	}
 	m.watched[sid] = true
 	m.mu.Unlock()
-	m.goRun(func(ctx context.Context) {
+	m.g.Go(func(ctx context.Context) {
 		select {
 		case <-o.Done():
 			m.EndSession(ctx, sid)

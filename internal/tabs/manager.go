@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/routine"
 )
 
 // Caller calls a method of the extension (an *extlink.Hub).
@@ -47,11 +48,9 @@ type Manager struct {
 	cfg Config
 	reg *Registry
 	log *slog.Logger
-	ctx context.Context
-	wg  sync.WaitGroup
+	g   *routine.Group
 
 	mu       sync.Mutex // guards the fields below
-	stopped  bool
 	attach   map[int]*attachState
 	urls     map[int]string           // last known URL per owned tab
 	watched  map[string]bool          // sessions with a watcher
@@ -84,38 +83,15 @@ func New(ctx context.Context, cfg Config) *Manager {
 	if cfg.EnableTimeout <= 0 {
 		cfg.EnableTimeout = 10 * time.Second
 	}
-	m := &Manager{cfg: cfg, reg: NewRegistry(), log: cfg.Logger, ctx: ctx,
+	return &Manager{cfg: cfg, reg: NewRegistry(), log: cfg.Logger, g: routine.NewGroup(ctx),
 		attach: map[int]*attachState{}, urls: map[int]string{}, watched: map[string]bool{}, opening: map[string]chan struct{}{}}
-	m.wg.Add(1)
-	go func() { // marks the manager stopped, so no goroutine starts late
-		defer m.wg.Done()
-		<-ctx.Done()
-		m.mu.Lock()
-		m.stopped = true
-		m.mu.Unlock()
-	}()
-	return m
 }
 
 // Wait waits for the manager's goroutines after its context ended.
-func (m *Manager) Wait() { m.wg.Wait() }
+func (m *Manager) Wait() { m.g.Wait() }
 
 // Registry returns the ownership state.
 func (m *Manager) Registry() *Registry { return m.reg }
-
-// goRun runs f on a goroutine the manager owns, unless it has stopped.
-func (m *Manager) goRun(f func(ctx context.Context)) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.stopped {
-		return
-	}
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		f(m.ctx)
-	}()
-}
 
 func (m *Manager) state(tab int) *attachState {
 	st := m.attach[tab]
@@ -177,7 +153,7 @@ func (m *Manager) ensureLater(tab int) {
 	}
 	st.pending = true
 	m.mu.Unlock()
-	m.goRun(func(ctx context.Context) {
+	m.g.Go(func(ctx context.Context) {
 		defer func() {
 			m.mu.Lock()
 			st.pending = false

@@ -2,11 +2,12 @@
 // session starts with no tab; the tabs it opens join its Chrome tab group
 // ("Gasoline · <client>") and are its own until they close, the user drags
 // them out of the group, or the session ends (the debugger is then detached;
-// the tab stays open). One session can never act on or observe another's
-// tab.
+// the tab stays open). When Chrome replaces a tab (a discarded tab coming
+// back, a prerendered page swapped in), the new tab id takes the old one's
+// place. One session can never act on or observe another's tab.
 //
 // The Registry is the routing state: one small locked struct whose
-// mutations are Own, Use, Release, EndSession and SetGroup. The Manager
+// mutations are Own, Use, Release, Replace, EndSession and SetGroup. The Manager
 // does the I/O around it over the extension link: opening tabs in the
 // group, navigating with bounded waits, closing, enabling capture on
 // attach, and detaching when a session ends.
@@ -28,6 +29,7 @@ const maxGone = 32
 const (
 	ReasonClosed    = "closed"    // the tab closed (tabs.removed)
 	ReasonUngrouped = "ungrouped" // the user dragged it out of the group
+	ReasonReplaced  = "replaced"  // Chrome replaced it with another tab (tabs.replaced)
 	ReasonEnded     = "session_end"
 )
 
@@ -48,6 +50,7 @@ type owned struct {
 type goneTab struct {
 	tab    int
 	reason string
+	by     int // the tab that replaced it (ReasonReplaced)
 }
 
 // NewRegistry returns an empty registry.
@@ -115,6 +118,33 @@ func (r *Registry) Release(tab int, reason string) (session string, ok bool) {
 		o.gone = slices.Delete(o.gone, 0, 1)
 	}
 	o.gone = append(o.gone, goneTab{tab: tab, reason: reason})
+	return session, true
+}
+
+// Replace gives now, the tab Chrome put in old's place, to old's session:
+// it takes old's place in the session's order, and old is remembered as
+// replaced by now. It returns the session; ok is false (nothing changes)
+// when no session owns old, or another session owns now.
+func (r *Registry) Replace(old, now int) (session string, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	session, ok = r.owner[old]
+	if !ok || old == now {
+		return "", false
+	}
+	if cur, taken := r.owner[now]; taken && cur != session {
+		return "", false
+	}
+	delete(r.owner, old)
+	r.owner[now] = session
+	o := r.sessions[session]
+	o.tabs = slices.DeleteFunc(o.tabs, func(t int) bool { return t == now })
+	o.tabs[slices.Index(o.tabs, old)] = now
+	o.gone = slices.DeleteFunc(o.gone, func(g goneTab) bool { return g.tab == now || g.tab == old })
+	if len(o.gone) == maxGone {
+		o.gone = slices.Delete(o.gone, 0, 1)
+	}
+	o.gone = append(o.gone, goneTab{tab: old, reason: ReasonReplaced, by: now})
 	return session, true
 }
 
@@ -210,8 +240,8 @@ func (r *Registry) Lookup(session string, tab int) (int, Why) {
 	}
 	if o != nil {
 		for i := len(o.gone) - 1; i >= 0; i-- {
-			if o.gone[i].tab == tab {
-				return 0, Why{Kind: WhyGone, Reason: o.gone[i].reason}
+			if g := o.gone[i]; g.tab == tab {
+				return 0, Why{Kind: WhyGone, Reason: g.reason, By: g.by}
 			}
 		}
 	}
@@ -221,7 +251,8 @@ func (r *Registry) Lookup(session string, tab int) (int, Why) {
 // Why says why Lookup found no tab.
 type Why struct {
 	Kind   int
-	Reason string // for WhyGone: ReasonClosed, ReasonUngrouped
+	Reason string // for WhyGone: ReasonClosed, ReasonUngrouped, ReasonReplaced
+	By     int    // for ReasonReplaced: the tab that replaced it
 }
 
 // The kinds of Why.
@@ -229,6 +260,6 @@ const (
 	WhyOK       = iota
 	WhyNoTab    // the session owns no tab and none was named
 	WhyOther    // another session owns it
-	WhyGone     // the session owned it; it closed or left the group
+	WhyGone     // the session owned it; it closed, left the group or was replaced
 	WhyNotOwned // no session owns it (the user's tab, or unknown)
 )
