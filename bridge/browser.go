@@ -31,7 +31,7 @@ type browser struct {
 	actions *recorder.Recorder
 	noise   *noise.Rules
 	log     *slog.Logger
-	ana   *analyze.Analyzer
+	ana     *analyze.Analyzer
 }
 
 // newBrowser builds the relay state; its goroutines stop with ctx (wait
