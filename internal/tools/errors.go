@@ -77,8 +77,8 @@ func Describe(tool, mode string) *Next {
 func NotAvailable(m *Mode, works []string) *Error {
 	return &Error{
 		Code: CodeNotAvailable,
-		Message: fmt.Sprintf("%s %s lands in a later release of Gasoline; use %s instead, "+
-			"or configure describe_capabilities to list what this build serves", m.Tool, m.Name, strings.Join(works, ", ")),
+		Message: fmt.Sprintf("%s %s is not served by this daemon (the part behind it did not start: configure doctor and the daemon log say why); use %s instead, "+
+			"or configure describe_capabilities to list what it serves", m.Tool, m.Name, strings.Join(works, ", ")),
 		NextAction: Describe("", ""),
 	}
 }
