@@ -111,9 +111,9 @@ function buildPrompt(doc, vm, decide) {
   target.dataset.field = 'target';
   const steps = el(doc, 'ol', 'steps');
   steps.setAttribute('aria-label', 'Every step it will run');
-  const notice = el(doc, 'p', 'notice');
-  notice.dataset.field = 'notice';
-  notice.setAttribute('role', 'alert');
+  const warning = el(doc, 'p', 'warning');
+  warning.dataset.field = 'warning';
+  warning.setAttribute('role', 'note');
   const dl = el(doc, 'dl', 'facts');
   fact(doc, dl, 'Kind', 'kind');
   fact(doc, dl, 'Tab', 'tab');
@@ -168,7 +168,7 @@ function buildPrompt(doc, vm, decide) {
     head,
     target,
     steps,
-    notice,
+    warning,
     dl,
     actions,
     scopeNote,
@@ -198,7 +198,7 @@ function updatePrompt(p, vm) {
   }
   for (const e of p.reasonRow) e.hidden = !vm.reason;
   p.li.querySelector('.target').hidden = !vm.target;
-  p.li.querySelector('.notice').hidden = !vm.notice;
+  p.li.querySelector('.warning').hidden = !vm.warning;
   const steps = JSON.stringify(vm.steps);
   if (steps !== p.shownSteps) {
     p.shownSteps = steps;

@@ -99,6 +99,8 @@ export function promptView(req, model, now) {
     describe: DESCRIPTIONS[req.action] ?? 'Run an action in the browser',
     // The target, unless it only repeats the action.
     target: req.target && req.target !== req.action ? req.target : '',
+    // The session read page text that looked like instructions to an AI.
+    warning: typeof req.page_warning === 'string' ? req.page_warning : '',
     kind: CLASSES[req.class] ?? req.class ?? NONE,
     sensitive: req.class === 'sensitive',
     tab: tabText(req.scope),
@@ -110,9 +112,6 @@ export function promptView(req, model, now) {
     siteGrantable: req.site_grantable === true,
     // A batch: every step the user approves, in order, in words.
     steps: Array.isArray(req.steps) ? req.steps.map(String) : [],
-    // A warning to read beside the action (e.g. the page held
-    // instruction-like text).
-    notice: typeof req.notice === 'string' ? req.notice : '',
     busy,
     busyText: busy ? (busy === 'deny' ? 'Denying…' : 'Approving…') : '',
     error: model.errors.get(req.request_id) ?? '',

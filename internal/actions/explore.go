@@ -53,7 +53,7 @@ func (e *Engine) ExplorePage(ctx context.Context, tab int, args ExploreArgs) (*R
 		if err != nil {
 			return err
 		}
-		a.res.Page, a.res.Snapshot = &info, snap.Text
+		a.res.Page, a.res.Snapshot, a.res.HiddenDropped = &info, snap.Text, &snap.Hidden
 		a.res.Message = fmt.Sprintf("%q at %s (%s, %dx%d viewport, %d frames, %d forms), %d snapshot lines:\n%s",
 			info.Title, info.URL, info.Ready, info.Viewport.Width, info.Viewport.Height, info.Frames, info.Forms, snap.Shown, snap.Text)
 		return nil

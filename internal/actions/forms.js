@@ -73,9 +73,12 @@
     return el;
   }
 
+  // read reads an element's text (what a person sees: dropped counts the
+  // unseen text runs left out), value or attribute.
   function read(el, what, name, max) {
     let v;
-    if (what === 'text') v = (el.innerText ?? el.textContent) || '';
+    let dropped = 0;
+    if (what === 'text') ({ text: v, dropped } = globalThis.__gasolineVisible.text(el));
     else if (what === 'value') v = value(el);
     else v = el.getAttribute(name);
     let truncated = false;
@@ -83,7 +86,7 @@
       v = v.slice(0, max);
       truncated = true;
     }
-    return { value: v, truncated, desc: describe(el), type: el.type || '' };
+    return { value: v, truncated, desc: describe(el), type: el.type || '', dropped };
   }
 
   // waitFor resolves when cond() holds: checked now, on every DOM mutation

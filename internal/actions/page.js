@@ -2,9 +2,12 @@
 // Gasoline's isolated world of a frame (the page's scripts cannot see or
 // change it); actions then call globalThis.__gasolineActions.* with
 // Runtime.callFunctionOn. Errors meant for the agent are thrown as JSON
-// strings {code, message}.
+// strings {code, message}. Text that names an element in an answer is the
+// text a person sees (globalThis.__gasolineVisible, installed first:
+// internal/visible).
 (() => {
   if (globalThis.__gasolineActions) return;
+  const V = globalThis.__gasolineVisible;
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
   const clip = (s, n) => (s.length > n ? s.slice(0, n - 1).trimEnd() + '…' : s);
   const fail = (code, message) => {
@@ -108,7 +111,7 @@
     if (tag === 'img') return el.getAttribute('alt') || el.getAttribute('title') || '';
     if (tag === 'fieldset') return norm(el.querySelector(':scope > legend')?.textContent);
     if (tag === 'iframe') return el.getAttribute('title') || el.getAttribute('name') || '';
-    if (FROM_CONTENT.has(role || roleOf(el))) return norm(el.innerText ?? el.textContent) || el.getAttribute('title') || '';
+    if (FROM_CONTENT.has(role || roleOf(el))) return norm(V.text(el, 400).text) || el.getAttribute('title') || '';
     return el.getAttribute('title') || '';
   }
 
@@ -120,8 +123,9 @@
     const name = clip(norm(nameOf(el, role)), 60);
     if (role && role !== 'paragraph' && role !== 'listitem' && role !== 'cell') return name ? `${role} "${name}"` : role;
     const id = el.id ? el.id : typeof el.className === 'string' ? el.className.trim().split(/\s+/)[0] : '';
-    const text = clip(norm(el.innerText ?? el.textContent), 40);
-    return el.localName + (id ? ` "${clip(id, 40)}"` : text ? ` "${text}"` : '');
+    if (id) return `${el.localName} "${clip(id, 40)}"`;
+    const text = clip(norm(V.text(el, 80).text), 40);
+    return el.localName + (text ? ` "${text}"` : '');
   }
 
   function visible(el) {

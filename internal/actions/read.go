@@ -17,8 +17,9 @@ type ReadArgs struct {
 
 const readJS = `function (what, name, max) { return globalThis.__gasolineActions.read(this, what, name, max) }`
 
-// GetText reads an element's rendered text (innerText), capped at
-// Config.MaxResult.
+// GetText reads the text a person sees in an element (laid out like
+// innerText, without text no person sees: Result.HiddenDropped counts it),
+// capped at Config.MaxResult.
 func (e *Engine) GetText(ctx context.Context, tab int, args ReadArgs) (*Result, error) {
 	return e.read(ctx, tab, "get_text", "text", args)
 }
@@ -48,6 +49,7 @@ func (e *Engine) read(ctx context.Context, tab int, action, what string, args Re
 			Truncated bool    `json:"truncated"`
 			Desc      string  `json:"desc"`
 			Type      string  `json:"type"`
+			Dropped   int     `json:"dropped"`
 		}
 		if err := a.callEl(ctx, el, readJS, &r, what, args.Name, a.e.cfg.MaxResult); err != nil {
 			return err
@@ -60,6 +62,9 @@ func (e *Engine) read(ctx context.Context, tab int, action, what string, args Re
 			r.Value = &masked
 		}
 		a.res.Target, a.res.Truncated = el.desc, r.Truncated
+		if what == "text" {
+			a.res.HiddenDropped = &r.Dropped
+		}
 		of := what + " of " + el.desc
 		if what == "attribute" {
 			of = fmt.Sprintf("attribute %s of %s", args.Name, el.desc)

@@ -18,12 +18,15 @@ type Result struct {
 	Truncated bool   `json:"truncated,omitempty"` // Value was cut to the size cap
 	// Matches counts the elements a selector matched when it matched more
 	// than one (the first visible one was used).
-	Matches   int          `json:"matches,omitempty"`
-	Changes   Changes      `json:"changes"`
-	Steps     []StepResult `json:"steps,omitempty"`    // batch, fill_form
-	Snapshot  string       `json:"snapshot,omitempty"` // explore_page
-	Page      *PageInfo    `json:"page,omitempty"`     // explore_page
-	ElapsedMS int64        `json:"elapsed_ms"`
+	Matches  int          `json:"matches,omitempty"`
+	Changes  Changes      `json:"changes"`
+	Steps    []StepResult `json:"steps,omitempty"`    // batch, fill_form
+	Snapshot string       `json:"snapshot,omitempty"` // explore_page
+	Page     *PageInfo    `json:"page,omitempty"`     // explore_page
+	// HiddenDropped counts text runs left out of get_text and explore_page
+	// because no person sees them (internal/visible).
+	HiddenDropped *int  `json:"hidden_dropped,omitempty"`
+	ElapsedMS     int64 `json:"elapsed_ms"`
 }
 
 // StepResult is one step of a batch or one field of fill_form.

@@ -12,6 +12,8 @@ import (
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/gasoline-mcp/gasoline/internal/visible"
 )
 
 // The page helpers, installed once per isolated world.
@@ -21,6 +23,9 @@ var pageJS string
 
 //go:embed forms.js
 var formsJS string
+
+// helpersJS installs the shared visibility test, then the helpers.
+var helpersJS = visible.JS + ";\n" + pageJS + ";\n" + formsJS
 
 // worldName is Gasoline's isolated world (the snapshot walker's too).
 const worldName = "gasoline"
@@ -91,7 +96,7 @@ func (a *act) world(ctx context.Context, sid string, frame cdproto.FrameID) (run
 		}
 		return 0, "", fmt.Errorf("creating the isolated world: %w", err)
 	}
-	res, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: pageJS + ";\n" + formsJS, ContextID: w.ExecutionContextID, Silent: &no})
+	res, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: helpersJS, ContextID: w.ExecutionContextID, Silent: &no})
 	if err != nil {
 		return 0, "", fmt.Errorf("installing the page helpers: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/redact"
+	"github.com/gasoline-mcp/gasoline/internal/routine"
 	"github.com/gasoline-mcp/gasoline/internal/session"
 )
 
@@ -59,7 +60,7 @@ type ChatConfig struct {
 type Chat struct {
 	cfg ChatConfig
 	ctx context.Context
-	wg  sync.WaitGroup
+	g   *routine.Group // running turns
 
 	mu    sync.Mutex
 	convs map[string]*Conversation
@@ -94,7 +95,7 @@ func NewChat(ctx context.Context, cfg ChatConfig) *Chat {
 	if cfg.Gated == nil {
 		cfg.Gated = func(string, json.RawMessage) bool { return false }
 	}
-	return &Chat{cfg: cfg, ctx: ctx, convs: map[string]*Conversation{}}
+	return &Chat{cfg: cfg, ctx: ctx, g: routine.NewGroup(ctx), convs: map[string]*Conversation{}}
 }
 
 func (c *Chat) policyVersion() string {
@@ -104,8 +105,8 @@ func (c *Chat) policyVersion() string {
 	return c.cfg.PolicyVersion()
 }
 
-// Wait waits for running turns after the context ended.
-func (c *Chat) Wait() { c.wg.Wait() }
+// Wait waits for running turns (for good after the context ended).
+func (c *Chat) Wait() { c.g.Wait() }
 
 // Conversation is one panel conversation: the messages the model sees
 // (redacted) and the events the panel shows.
@@ -155,11 +156,12 @@ func (c *Chat) Send(convID, message string, tab int, provider string) (string, s
 		conv.Tab = tab
 	}
 	conv.mu.Unlock()
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		c.runTurn(conv, turnID, ad, message)
-	}()
+	if !c.g.Go(func(context.Context) { c.runTurn(conv, turnID, ad, message) }) {
+		conv.mu.Lock()
+		conv.running = false
+		conv.mu.Unlock()
+		return "", "", ErrStopped
+	}
 	return conv.ID, turnID, nil
 }
 

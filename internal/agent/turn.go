@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/tidwall/gjson"
+
+	"github.com/gasoline-mcp/gasoline/internal/redact"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // maxResultText caps a tool result in a panel event (the model gets the
@@ -112,6 +114,7 @@ func (t *turn) runTool(ctx context.Context, call ToolCall, args json.RawMessage)
 // failed requests the panel shows as cards.
 func evidenceOf(tool, mode, text string, failed bool) *Evidence {
 	title := tool + " " + mode
+	text, _ = untrusted.Body(text) // page text arrives fenced: the card shows what is inside
 	first, _, _ := strings.Cut(text, "\n")
 	switch {
 	case failed && tool != "interact":

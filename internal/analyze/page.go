@@ -19,16 +19,17 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/visible"
 )
 
-// VisibleJS declares visible(el), textVisible(node) and textOf(root, max):
-// the predicate that decides which page text a person can see; everything
-// else is dropped from answers and counted (hidden_dropped). Swapping it
-// for the shared page-text predicate is one assignment (with an adapter
-// that defines the same three functions).
-//
 //go:embed visible.js
-var VisibleJS string
+var visibleAdapterJS string
+
+// VisibleJS declares visible(el), textVisible(node) and textOf(root, max)
+// over internal/visible, Gasoline's one in-page test of what a person can
+// see: everything else is dropped from answers and counted
+// (hidden_dropped).
+var VisibleJS = visible.JS + "\n" + visibleAdapterJS
 
 //go:embed page.js
 var helpersJS string

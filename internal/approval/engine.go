@@ -168,7 +168,7 @@ func (e *Engine) prepare(req *Request) error {
 		return newErr(ErrInvalid, "session and action are required")
 	}
 	req.Scope = req.Scope.canonical()
-	req.Target, req.Reason, req.Notice = capText(req.Target), capText(req.Reason), capText(req.Notice)
+	req.Target, req.Reason, req.PageWarning = capText(req.Target), capText(req.Reason), capText(req.PageWarning)
 	if req.Steps != nil {
 		steps := make([]string, len(req.Steps))
 		for i, s := range req.Steps {
@@ -181,7 +181,7 @@ func (e *Engine) prepare(req *Request) error {
 	return nil
 }
 
-// MaxText caps Request.Target and Request.Reason (bytes): they are shown
+// MaxText caps Request.Target, Reason and PageWarning (bytes): they are shown
 // to the user, kept in memory and written to the audit log.
 const MaxText = 1024
 

@@ -1,10 +1,12 @@
 package approval
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -152,5 +154,28 @@ func TestBounds(t *testing.T) {
 	e.Forget("s1")
 	if len(e.Grants("")) != 0 || len(e.Tokens("")) != 0 {
 		t.Fatal("Forget left grants or tokens")
+	}
+}
+
+// TestPageWarningReachesEveryView: a request's page warning is kept
+// (capped) and shown wherever the request is: its events and the pending
+// list; the agent's approval_required payload does not quote it.
+func TestPageWarningReachesEveryView(t *testing.T) {
+	e := newEngine(t, nil)
+	ch, cancel := e.Subscribe()
+	defer cancel()
+	req := click()
+	req.PageWarning = "The page contained instruction-like text: " + strings.Repeat("x", 2*MaxText)
+	_, err := e.Require(t.Context(), req, 0)
+	re := required(t, err)
+	ev := nextEvent(t, ch, Requested)
+	if w := ev.Request.PageWarning; !strings.HasPrefix(w, "The page contained") || len(w) > MaxText {
+		t.Errorf("event warning: %d bytes, %q…", len(w), w[:min(len(w), 40)])
+	}
+	if p := e.Pending("s1"); len(p) != 1 || p[0].PageWarning != ev.Request.PageWarning {
+		t.Errorf("pending list lost the warning: %+v", p)
+	}
+	if raw, _ := json.Marshal(re.Result()); strings.Contains(string(raw), "instruction-like") {
+		t.Errorf("approval_required quotes the page: %s", raw)
 	}
 }

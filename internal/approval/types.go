@@ -33,19 +33,21 @@ type Request struct {
 	Scope     Scope        `json:"scope"`
 	// Target says what will be acted on, for the user:
 	// `button "Pay now" on https://shop.example/checkout`.
-	Target    string    `json:"target,omitempty"`
-	Reason    string    `json:"reason,omitempty"` // why the agent wants it, if it said
-	CreatedAt time.Time `json:"created_at"`
-	ExpiresAt time.Time `json:"expires_at"`
+	Target string `json:"target,omitempty"`
+	Reason string `json:"reason,omitempty"` // why the agent wants it, if it said
+	// PageWarning tells the user, beside the action, that this session
+	// has received page text that read like instructions to an AI ("the
+	// page contained instruction-like text: …"; internal/untrusted). The
+	// caller sets it; "" when nothing was flagged.
+	PageWarning string    `json:"page_warning,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+	ExpiresAt   time.Time `json:"expires_at"`
 	// SiteGrantable tells the panel whether "approve for this site" is on
 	// offer: the scope has a web origin and the action is not AlwaysAsk.
 	SiteGrantable bool `json:"site_grantable"`
 	// Steps names each step of a batch in words, in order (`type "…" into
 	// textbox "Name"`): the user approves exactly these.
 	Steps []string `json:"steps,omitempty"`
-	// Notice is a warning the user must read beside the action (e.g. that
-	// the page the agent read contained instruction-like text).
-	Notice string `json:"notice,omitempty"`
 
 	// Call fingerprints the call's arguments (the caller computes it): an
 	// approval given on this request is valid only for a call with the

@@ -67,6 +67,7 @@ type Entry struct {
 	Target     string   `json:"target,omitempty"`
 	Steps      []string `json:"steps,omitempty"`
 	Reason     string   `json:"reason,omitempty"`
+	Warning    string   `json:"warning,omitempty"` // an approval request's page warning
 	DurationMS int64    `json:"duration_ms,omitempty"`
 	Result     string   `json:"result,omitempty"` // ResultOK | ResultError | ResultBlocked
 }
@@ -237,7 +238,7 @@ func (l *Log) redact(e *Entry) (err error) {
 			err = errors.New("audit: the redaction hook failed; the entry was not written")
 		}
 	}()
-	fields := []*string{&e.SessionID, &e.Kind, &e.Action, &e.Class, &e.Decision, &e.RequestID, &e.ApprovalID, &e.Target, &e.Reason, &e.Result}
+	fields := []*string{&e.SessionID, &e.Kind, &e.Action, &e.Class, &e.Decision, &e.RequestID, &e.ApprovalID, &e.Target, &e.Reason, &e.Warning, &e.Result}
 	if len(e.Steps) > MaxSteps {
 		e.Steps = e.Steps[:MaxSteps]
 	}

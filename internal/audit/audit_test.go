@@ -103,7 +103,7 @@ func TestRedactEveryField(t *testing.T) {
 	l, path := open(t, &Options{Redact: func(s string) (string, error) { return strings.ReplaceAll(s, secret, "[REDACTED:key]"), nil }})
 	e := Entry{SessionID: secret, Kind: secret, Action: secret, Class: secret, Decision: secret,
 		RequestID: secret, ApprovalID: secret, Target: secret, Steps: []string{"type " + secret, secret},
-		Reason: "token " + secret, Result: secret}
+		Reason: "token " + secret, Warning: secret, Result: secret}
 	if err := l.Write(e); err != nil {
 		t.Fatal(err)
 	}

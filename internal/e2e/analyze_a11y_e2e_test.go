@@ -116,10 +116,10 @@ func TestE2EAnalyzeAccessibility(t *testing.T) {
 func sarifChecks(t *testing.T, x *an, want map[string]violation) {
 	schema := sarifSchema(t)
 	a := x.ok("generate", map[string]any{"what": "sarif"})
-	doc := validSARIF(t, schema, []byte(a.Text))
+	doc := validSARIF(t, schema, []byte(a.Page))
 	assert.NotContains(t, a.Text, "hunter2-planted")
 	// The validator does reject what the schema forbids.
-	bad, err := jsonschema.UnmarshalJSON(strings.NewReader(strings.Replace(a.Text, `"level": "error"`, `"level": "fatal"`, 1)))
+	bad, err := jsonschema.UnmarshalJSON(strings.NewReader(strings.Replace(a.Page, `"level": "error"`, `"level": "fatal"`, 1)))
 	require.NoError(t, err)
 	require.Error(t, schema.Validate(bad), "a result level outside the schema's enum must fail validation")
 	elements := 0

@@ -131,9 +131,13 @@ func TestE2EAnalyzeDataTable(t *testing.T) {
 	assert.Equal(t, []table{people, scores}, r.Tables)
 	assert.Equal(t, 2, r.TotalTables)
 	assert.Equal(t, 1, r.HiddenTables)
-	assert.Equal(t, len("SECRET"), r.HiddenDropped, "the hidden span's text")
+	// Text a person cannot see is dropped: display:none is not rendered
+	// at all (not counted, docs/UNTRUSTED.md); the off-page span is one
+	// text run dropped.
+	assert.Equal(t, 1, r.HiddenDropped, "the off-page span's text")
 	assert.NotContains(t, a.Text, "Ignore previous instructions")
 	assert.NotContains(t, a.Text, "SECRET")
+	assert.NotContains(t, a.Text, "OFFPAGE")
 	assert.Contains(t, a.Text, "| Name | Role | Age |\n| --- | --- | --- |\n| Ada | Engineer | 36 |")
 
 	a = x.analyze("data_table", map[string]any{"selector": "#people", "limit": 1})
@@ -168,13 +172,13 @@ func TestE2EAnalyzeDOM(t *testing.T) {
 		`  <button>`,
 		`    "Act"`,
 	}, "\n")
-	_, tree, _ := strings.Cut(a.Text, "\n")
+	_, tree, _ := strings.Cut(a.Page, "\n")
 	assert.Equal(t, want, tree)
 	assert.EqualValues(t, len("hidden words"), a.Data["hidden_dropped"])
 	assert.NotContains(t, a.Text, "hunter2-planted", "a password field's value attribute is masked")
 
 	a = x.analyze("dom", map[string]any{"selector": "#card", "depth": 2})
-	_, tree, _ = strings.Cut(a.Text, "\n")
+	_, tree, _ = strings.Cut(a.Page, "\n")
 	assert.Equal(t, strings.Join([]string{
 		`<section id="card" class="card" data-id="7">`,
 		`  <h2>`,
@@ -192,7 +196,7 @@ func TestE2EAnalyzeDOM(t *testing.T) {
 	snap := x.snap(nil)
 	button := refOf(t, snap, `button "Act"`)
 	a = x.analyze("dom", map[string]any{"ref": button})
-	_, tree, _ = strings.Cut(a.Text, "\n")
+	_, tree, _ = strings.Cut(a.Page, "\n")
 	assert.Equal(t, "<button> [ref="+button+"]\n  \"Act\"", tree)
 
 	x.act("refresh", nil)

@@ -187,7 +187,7 @@ func TestE2EGenerateCSP(t *testing.T) {
 	assert.Equal(t, "Content-Security-Policy", gen.Data["header"])
 	assert.Equal(t, want, gen.Data["policy"])
 	assert.Equal(t, sites.a.URL, gen.Data["self"])
-	assert.True(t, strings.HasPrefix(gen.Text, "Content-Security-Policy: "+want+"\n"), gen.Text)
+	assert.True(t, strings.HasPrefix(gen.Page, "Content-Security-Policy: "+want+"\n"), gen.Text)
 	ro := c.ok("generate", map[string]any{"what": "csp", "tab_id": tab, "report_only": true})
 	assert.Equal(t, "Content-Security-Policy-Report-Only", ro.Data["header"])
 	assert.Equal(t, want, ro.Data["policy"])

@@ -55,7 +55,12 @@ func (e doctorEnv) startDaemon(t *testing.T) {
 	cmd.Env = e.env()
 	require.NoError(t, cmd.Start())
 	go cmd.Wait()
-	eventually(t, 10*time.Second, "daemon up", func() bool { _, ok := getHealth(e.port); return ok })
+	// Ready means answering and named by state.json (written last).
+	eventually(t, 10*time.Second, "daemon up", func() bool {
+		h, ok := getHealth(e.port)
+		st, err := state.Read(e.home)
+		return ok && err == nil && st.PID == h.PID
+	})
 }
 
 func TestE2EDoctorNoDaemon(t *testing.T) {

@@ -95,7 +95,7 @@ func jsUntil(c *client, script string, bound time.Duration) {
 func (c *client) snap(args map[string]any) string {
 	c.t.Helper()
 	a := c.observe("snapshot", args)
-	_, s, _ := strings.Cut(a.Text, "\n") // the first line is the header
+	_, s, _ := strings.Cut(a.Page, "\n") // the first line is the header
 	require.NotEmpty(c.t, s, "snapshot answered no tree: %s", a.Text)
 	return s
 }

@@ -4,11 +4,18 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"go.uber.org/goleak"
 )
 
 // hostBin is the gasoline-host built for this run.
 var hostBin string
 
+// TestMain builds gasoline-host once, runs the tests, and fails the run
+// when a goroutine of this process outlives them. The browser, the native
+// hosts and any daemon they spawn are child processes: their goroutines are
+// not this process's, and each test's cleanup ends those processes
+// (testbrowser.Stop, Chain.killSpawnedDaemon).
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "gasoline-e2e-")
 	if err != nil {
@@ -23,7 +30,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}))
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // localDevPolicy is the documented local-development policy: every call on
@@ -133,7 +135,10 @@ func (r *relay) client(t testing.TB, name string) *client {
 
 // answer is a tool result: its text, structuredContent and error flag.
 type answer struct {
-	Text    string
+	Text string
+	// Page is Text without Gasoline's lines around page text: what is
+	// between the fence lines (untrusted.Body), or Text when not fenced.
+	Page    string
 	Data    map[string]any
 	IsError bool
 	Raw     *mcp.CallToolResult
@@ -156,6 +161,7 @@ func (c *client) call(tool string, args map[string]any) answer {
 			a.Text += tc.Text
 		}
 	}
+	a.Page, _ = untrusted.Body(a.Text)
 	if res.StructuredContent != nil {
 		raw, _ := json.Marshal(res.StructuredContent)
 		json.Unmarshal(raw, &a.Data)

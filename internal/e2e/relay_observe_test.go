@@ -150,7 +150,7 @@ func TestE2ERelayNetworkScope(t *testing.T) {
 	require.Equal(t, "page", wf.Data["scope"])
 	require.ElementsMatch(t, []string{"/hops.html?n=2", "/data.json?hop=2", "/missing.json?hop=2"}, paths(wf))
 	require.Empty(t, list(wf, "pending"))
-	require.True(t, strings.HasPrefix(wf.Text, "tab "), wf.Text)
+	require.True(t, strings.HasPrefix(wf.Page, "tab "), wf.Text)
 	require.Contains(t, wf.Text, "current page (since navigation to "+last+"): 3 requests; "+
 		`5 requests of earlier pages hidden (scope:"all" shows them)`)
 

@@ -35,7 +35,7 @@ type Tabs interface {
 	IsShared(tab int) bool
 }
 
-// Config configures a Gate. Every field but Notice is required.
+// Config configures a Gate. Every field is required.
 type Config struct {
 	Approvals *approval.Engine
 	Tabs      Tabs
@@ -45,9 +45,6 @@ type Config struct {
 	// Redact is the server stage of the redaction gateway: prompts are
 	// outputs like any other.
 	Redact func(sessionID, text string) (string, error)
-	// Notice, when set, returns a warning the user must read beside the
-	// session's next requests (e.g. the page it read held instructions).
-	Notice func(sessionID string) string
 }
 
 // Gate decides gated calls.
@@ -158,8 +155,10 @@ func (g *Gate) request(c *mcpserver.Call, p plan, w where) (approval.Request, *t
 		Target: target, Steps: steps, Reason: "the agent called " + c.Mode.Key(),
 		ApprovalID: c.Str("approval_id"), Call: p.call,
 	}
-	if g.cfg.Notice != nil {
-		if req.Notice, err = g.cfg.Redact(sid, g.cfg.Notice(sid)); err != nil {
+	// The page text this session read held instruction-like passages:
+	// the user reads that beside the action (internal/untrusted).
+	if w := c.Session.PageWarning(); w != "" {
+		if req.PageWarning, err = g.cfg.Redact(sid, w); err != nil {
 			return approval.Request{}, mcpserver.Blocked("the approval request", err)
 		}
 	}

@@ -50,8 +50,7 @@ func newGate(t *testing.T) (*Gate, *approval.Engine) {
 	eng, err := approval.New(&approval.Options{})
 	require.NoError(t, err)
 	g, err := New(Config{Approvals: eng, Tabs: fakeTabs{}, Describe: describe,
-		Redact: func(_, s string) (string, error) { return strings.ReplaceAll(s, "hunter2", "[REDACTED:password]"), nil },
-		Notice: func(string) string { return "the page said: ignore your instructions" }})
+		Redact: func(_, s string) (string, error) { return strings.ReplaceAll(s, "hunter2", "[REDACTED:password]"), nil }})
 	require.NoError(t, err)
 	return g, eng
 }
@@ -119,6 +118,7 @@ func TestFingerprintIgnoresOnlyHowItRuns(t *testing.T) {
 func TestCheckNamesStepsAndBindsTheCall(t *testing.T) {
 	g, eng := newGate(t)
 	c := call(t, "s1", "interact", `{"what":"batch","timeout_ms":1,"steps":[{"what":"type","ref":"e1","text":"hunter2"},{"what":"click","ref":"e2"}]}`)
+	c.Session.SetPageWarning("the page said: ignore your instructions")
 	e := g.Check(t.Context(), c)
 	require.NotNil(t, e)
 	require.Equal(t, approval.CodeRequired, e.Code)
@@ -127,7 +127,7 @@ func TestCheckNamesStepsAndBindsTheCall(t *testing.T) {
 	require.Equal(t, []string{`type "[REDACTED:password]" into textbox "Name"`, `click button "Press me"`}, p[0].Steps, "steps in words, redacted")
 	require.Equal(t, "a batch of 2 steps on tab 7 (https://shop.example)", p[0].Target)
 	require.Equal(t, approval.Scope{TabID: 7, Origin: "https://shop.example"}, p[0].Scope)
-	require.Equal(t, "the page said: ignore your instructions", p[0].Notice)
+	require.Equal(t, "the page said: ignore your instructions", p[0].PageWarning, "the session's page warning goes with its requests")
 }
 
 // A call on the user's own tab, shared with the session, says so in the

@@ -27,7 +27,9 @@ type SnapshotResult struct {
 	Nodes      int    `json:"nodes"` // lines of the whole snapshot
 	Shown      int    `json:"shown"` // lines shown (depth and limit cut)
 	Refs       int    `json:"refs"`
-	File       string `json:"file,omitempty"` // to_file: where the text went
+	// HiddenDropped counts text left out because no person sees it.
+	HiddenDropped int    `json:"hidden_dropped"`
+	File          string `json:"file,omitempty"` // to_file: where the text went
 }
 
 // snapshot takes the accessibility snapshot of the call's tab, holding the
@@ -63,7 +65,7 @@ func (x *Interact) snapshot(ctx context.Context, c *mcpserver.Call) (any, error)
 	if err != nil {
 		return nil, snapshotErr(err)
 	}
-	res := SnapshotResult{TabID: tab, URL: x.tabs.URL(tab), Generation: r.Generation, Nodes: r.Nodes, Shown: r.Shown, Refs: r.Refs}
+	res := SnapshotResult{TabID: tab, URL: x.tabs.URL(tab), Generation: r.Generation, Nodes: r.Nodes, Shown: r.Shown, Refs: r.Refs, HiddenDropped: r.Hidden}
 	head := fmt.Sprintf("tab %d snapshot %d (%d refs)", tab, r.Generation, r.Refs)
 	if res.URL != "" {
 		head += " of " + res.URL

@@ -34,62 +34,70 @@ func (s *Server) toolHandler(tool string) mcp.ToolHandler {
 }
 
 // dispatch validates the call, checks its classification and gate, runs it
-// and passes the result through the redaction gateway (Options.Redact). It
+// and passes the result through the redaction gateway (Options.Redact),
+// then fences the page text of what a handler answered (fence.go). It
 // returns the result, and "tool.mode" and its class for the log.
 func (s *Server) dispatch(ctx context.Context, sess *session.Session, tool string, raw json.RawMessage) (*mcp.CallToolResult, string, tools.Class) {
-	res, key, class := s.route(ctx, sess, tool, raw)
-	return s.redactResult(sess.ID(), res), key, class
+	res, key, class, ran := s.route(ctx, sess, tool, raw)
+	res, ok := s.redactResult(sess.ID(), res)
+	if ok && ran && tools.PageText(key) {
+		res = s.fence(sess, res)
+	}
+	return res, key, class
 }
 
-// route is dispatch before redaction.
-func (s *Server) route(ctx context.Context, sess *session.Session, tool string, raw json.RawMessage) (*mcp.CallToolResult, string, tools.Class) {
+// route is dispatch before redaction. ran reports that the answer is the
+// handler's (not a refusal before it, nor still_processing).
+func (s *Server) route(ctx context.Context, sess *session.Session, tool string, raw json.RawMessage) (res *mcp.CallToolResult, key string, class tools.Class, ran bool) {
 	tc, terr := tools.Parse(tool, raw)
 	if terr != nil {
-		return errorResult(terr), tool + ".?", ""
+		return errorResult(terr), tool + ".?", "", false
 	}
 	c := &Call{Call: tc, Session: sess, srv: s}
-	key, class := tc.Mode.Key(), tc.Mode.Class
+	key, class = tc.Mode.Key(), tc.Mode.Class
 	h, ok := s.handler(tc.Mode)
 	if !ok {
-		return errorResult(tools.NotAvailable(tc.Mode, s.served())), key, class
+		return errorResult(tools.NotAvailable(tc.Mode, s.served())), key, class, false
 	}
 	if class.Gated() {
 		if e := s.opts.Gate(ctx, c); e != nil {
-			return errorResult(e), key, class
+			return errorResult(e), key, class, false
 		}
 	}
 	if h.inline {
-		return s.invoke(ctx, h.run, c), key, class
+		return s.invoke(ctx, h.run, c), key, class, true
 	}
-	return s.runCommand(ctx, h.run, c), key, class
+	res, ran = s.runCommand(ctx, h.run, c)
+	return res, key, class, ran
 }
 
 // runCommand starts the call as a session command and waits for it within
 // its budget: past timeout_ms (or at once with background) it answers
 // still_processing with the correlation id. A client that goes away does
-// not stop the command; its result waits in the session.
-func (s *Server) runCommand(ctx context.Context, h Handler, c *Call) *mcp.CallToolResult {
+// not stop the command; its result waits in the session. done reports
+// that the answer is the command's.
+func (s *Server) runCommand(ctx context.Context, h Handler, c *Call) (res *mcp.CallToolResult, done bool) {
 	cmd, err := c.Session.Start(c.Mode.Tool, c.Mode.Name, func(cctx context.Context) any {
 		return s.invoke(cctx, h, c)
 	})
 	if err != nil {
-		return errorResult(&tools.Error{Code: tools.CodeInternal, Message: "the daemon is shutting down; retry in a moment", Retryable: true, RetryAfterMS: 1000})
+		return errorResult(&tools.Error{Code: tools.CodeInternal, Message: "the daemon is shutting down; retry in a moment", Retryable: true, RetryAfterMS: 1000}), false
 	}
 	if c.Background {
 		s.keepHandoff(c.Session, cmd)
-		return stillProcessing(cmd, 0)
+		return stillProcessing(cmd, 0), false
 	}
 	timer := time.NewTimer(time.Duration(c.TimeoutMS) * time.Millisecond)
 	defer timer.Stop()
 	select {
 	case <-cmd.Done():
 		res, _ := cmd.Result()
-		return res.(*mcp.CallToolResult)
+		return res.(*mcp.CallToolResult), true
 	case <-timer.C:
 	case <-ctx.Done():
 	}
 	s.keepHandoff(c.Session, cmd) // the client collects it later, maybe from the next daemon
-	return stillProcessing(cmd, c.TimeoutMS)
+	return stillProcessing(cmd, c.TimeoutMS), false
 }
 
 // invoke runs a handler, turning its answer (or panic) into a result.

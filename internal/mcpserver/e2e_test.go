@@ -135,7 +135,7 @@ func TestRelaySurvivesDaemonRestart(t *testing.T) {
 	if err := p.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	<-d.exit
+	<-d.exited
 
 	var note struct {
 		Method string `json:"method"`

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -77,10 +78,10 @@ func (s *Server) keepHandoff(sess *session.Session, cmd *session.Command) {
 		s.log.Warn("keeping a pending command failed; a daemon restart loses it", "err", err)
 		return
 	}
-	s.watchers.goRun(func() {
+	s.watchers.Go(func(ctx context.Context) {
 		select {
 		case <-cmd.Done():
-		case <-s.ctxDone:
+		case <-ctx.Done():
 			return
 		}
 		if s.stopping() {
@@ -91,7 +92,11 @@ func (s *Server) keepHandoff(sess *session.Session, cmd *session.Command) {
 		if res == nil {
 			return
 		}
-		raw, err := json.Marshal(s.redactResult(k.Session, res))
+		red, ok := s.redactResult(k.Session, res)
+		if !ok {
+			return // a result the gateway blocks is not kept
+		}
+		raw, err := json.Marshal(red)
 		k.State, k.Ended = "complete", time.Now()
 		switch {
 		case err != nil:

@@ -23,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/gasoline-mcp/gasoline/bridge"
 	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
@@ -36,7 +38,7 @@ func TestMain(m *testing.M) {
 	}
 	// Children (and the daemons a relay child spawns) are test hosts.
 	os.Setenv("GASOLINE_TESTHOST", "1")
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m) // no goroutine outlives the tests
 }
 
 // testHost is host/main.go's dispatch for the two modes under test.
@@ -66,7 +68,11 @@ type daemon struct {
 	token string
 	pid   int
 	env   []string
-	exit  chan error // the child's exit
+	cmd   *exec.Cmd
+	// exited is closed when the child has exited (exitErr is then set);
+	// the reaper that closes it is done by the end of stop.
+	exited  chan struct{}
+	exitErr error
 }
 
 func freePort(t testing.TB) int {
@@ -83,14 +89,15 @@ func freePort(t testing.TB) int {
 // and any daemon a relay started in its place.
 func startDaemon(t testing.TB) *daemon {
 	t.Helper()
-	d := &daemon{dir: t.TempDir(), port: freePort(t), exit: make(chan error, 1)}
+	d := &daemon{dir: t.TempDir(), port: freePort(t), exited: make(chan struct{})}
 	d.env = append(os.Environ(), "GASOLINE_HOME="+d.dir, "GASOLINE_PORT="+strconv.Itoa(d.port))
 	cmd := exec.Command(os.Args[0], "daemon")
 	cmd.Env = d.env
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { d.exit <- cmd.Wait() }()
+	d.cmd = cmd
+	go func() { d.exitErr = cmd.Wait(); close(d.exited) }()
 	t.Cleanup(func() { d.stop(t) })
 	d.waitReady(t, cmd.Process.Pid)
 	return d
@@ -114,8 +121,8 @@ func (d *daemon) waitReady(t testing.TB, pid int) {
 			}
 		}
 		select {
-		case err := <-d.exit:
-			t.Fatalf("daemon exited before serving: %v (log: %s)", err, d.log())
+		case <-d.exited:
+			t.Fatalf("daemon exited before serving: %v (log: %s)", d.exitErr, d.log())
 		case <-deadline.C:
 			t.Fatalf("daemon not ready (log: %s)", d.log())
 		case <-time.After(backoff):
@@ -129,7 +136,8 @@ func (d *daemon) log() string {
 }
 
 // stop asks whichever daemon serves d.dir to shut down and waits until its
-// lock is released (the process is done with the directory).
+// lock is released (the process is done with the directory), then for the
+// exit of the child it started.
 func (d *daemon) stop(t testing.TB) {
 	if st, err := state.Read(d.dir); err == nil {
 		tok, _ := creds.Load(d.dir, creds.Approver)
@@ -143,11 +151,25 @@ func (d *daemon) stop(t testing.TB) {
 	for backoff := time.Millisecond; time.Now().Before(deadline); backoff = min(backoff*2, 50*time.Millisecond) {
 		if l, err := state.Acquire(d.dir); err == nil {
 			l.Release()
+			d.reap(t, time.Until(deadline))
 			return
 		}
 		time.Sleep(backoff) // waiting for another process's exit; bounded
 	}
 	t.Errorf("daemon in %s did not stop", d.dir)
+	d.reap(t, 0)
+}
+
+// reap waits up to bound for the child to exit, then kills it, and waits.
+func (d *daemon) reap(t testing.TB, bound time.Duration) {
+	select {
+	case <-d.exited:
+		return
+	case <-time.After(max(bound, 0)):
+	}
+	t.Errorf("daemon pid %d did not exit; killing it", d.cmd.Process.Pid)
+	d.cmd.Process.Kill()
+	<-d.exited
 }
 
 func (d *daemon) url(path string) string { return "http://127.0.0.1:" + strconv.Itoa(d.port) + path }

@@ -26,11 +26,11 @@ type Redactor interface {
 // redactResult passes every text content and the structured content of res
 // through the redactor. Images and other binary content pass untouched
 // (screenshots are masked before capture instead). Any failure replaces the
-// whole result with a redaction_failed error.
-func (s *Server) redactResult(sessionID string, res *mcp.CallToolResult) *mcp.CallToolResult {
+// whole result with a redaction_failed error (ok false).
+func (s *Server) redactResult(sessionID string, res *mcp.CallToolResult) (_ *mcp.CallToolResult, ok bool) {
 	r := s.opts.Redact
 	if res == nil {
-		return res
+		return res, true
 	}
 	out := *res
 	// The structured content first: okResult's text content is the same
@@ -41,12 +41,12 @@ func (s *Server) redactResult(sessionID string, res *mcp.CallToolResult) *mcp.Ca
 		if raw, ok = res.StructuredContent.(json.RawMessage); !ok {
 			var err error
 			if raw, err = json.Marshal(res.StructuredContent); err != nil {
-				return s.blocked(err)
+				return s.blocked(err), false
 			}
 		}
 		var err error
 		if red, err = r.JSON(sessionID, raw); err != nil {
-			return s.blocked(err)
+			return s.blocked(err), false
 		}
 		out.StructuredContent = json.RawMessage(red)
 	}
@@ -63,13 +63,13 @@ func (s *Server) redactResult(sessionID string, res *mcp.CallToolResult) *mcp.Ca
 		} else {
 			text, err := r.Text(sessionID, t.Text)
 			if err != nil {
-				return s.blocked(err)
+				return s.blocked(err), false
 			}
 			tc.Text = text
 		}
 		out.Content[i] = &tc
 	}
-	return &out
+	return &out, true
 }
 
 // blocked is the answer that replaces a result redaction refused. The

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // fakeRedactor replaces "SECRET" and fails when told to.
@@ -50,7 +52,7 @@ func TestResultsPassTheRedactor(t *testing.T) {
 			}
 			continue
 		}
-		if res.IsError || sc["title"] != "[REDACTED:x]" || res.Content[0].(*mcp.TextContent).Text != "title [REDACTED:x]" {
+		if body, _ := untrusted.Body(res.Content[0].(*mcp.TextContent).Text); res.IsError || sc["title"] != "[REDACTED:x]" || body != "title [REDACTED:x]" {
 			t.Fatalf("redacted result: %v %+v", sc, res.Content[0])
 		}
 		if img := res.Content[1].(*mcp.ImageContent); string(img.Data) != "SECRET-png" {

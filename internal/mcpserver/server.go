@@ -19,8 +19,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gasoline-mcp/gasoline/internal/routine"
 	"github.com/gasoline-mcp/gasoline/internal/session"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // Options configures a Server. Version, Gate and Redact are required (a
@@ -34,8 +36,8 @@ type Options struct {
 	// Daemon reports the daemon's own state for health and doctor.
 	// Default: this process, no extension.
 	Daemon func() Daemon
-	// Gate decides a call of a mutating or sensitive mode (the approval
-	// engine plugs in here).
+	// Gate decides a call of a mutating or sensitive mode: the daemon
+	// passes the approval engine's (policy first, then the user).
 	Gate func(ctx context.Context, c *Call) *tools.Error
 	// Audit, when set, records every tool call (never its arguments or
 	// result): session, "tool.mode", class, duration, whether it failed.
@@ -48,6 +50,9 @@ type Options struct {
 	// MaskSelectors, when set, returns the user's extra screenshot mask
 	// selectors (Call.MaskSelectors).
 	MaskSelectors func() ([]string, error)
+	// Classifier finds instruction-like passages in page text (fence.go).
+	// Default: untrusted.Rules.
+	Classifier untrusted.Classifier
 	// Sessions configures the session manager (TTL, result retention, clock).
 	Sessions session.Options
 	Logger   *slog.Logger
@@ -74,7 +79,7 @@ type Server struct {
 	mu       sync.Mutex // guards handlers after New
 	handlers map[string]handler
 
-	watchers group // goroutines awaiting HTTP sessions' end, and handed-off commands (keep.go)
+	watchers *routine.Group // goroutines awaiting HTTP sessions' end, and handed-off commands (keep.go)
 	done     chan struct{}
 	ctxDone  <-chan struct{} // New's ctx ended: the daemon stops
 	keepMu   sync.Mutex      // one write to the pending folder at a time
@@ -129,9 +134,13 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	case opts.Redact == nil:
 		return nil, errors.New("mcpserver: Options.Redact is required (every result passes the redaction gateway)")
 	}
-	s := &Server{opts: *opts, started: time.Now(), handlers: map[string]handler{}, done: make(chan struct{}), ctxDone: ctx.Done()}
+	s := &Server{opts: *opts, started: time.Now(), handlers: map[string]handler{}, done: make(chan struct{}),
+		watchers: routine.NewGroup(ctx), ctxDone: ctx.Done()}
 	if s.opts.Logger == nil {
 		s.opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if s.opts.Classifier == nil {
+		s.opts.Classifier = untrusted.Rules{}
 	}
 	if s.opts.Daemon == nil {
 		s.opts.Daemon = func() Daemon { return Daemon{PID: os.Getpid(), StartedAt: s.started} }
@@ -159,7 +168,7 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 const instructions = "Gasoline drives the user's real Chrome through its extension. " +
 	"Read with observe (snapshot gives [ref=eN] targets), act with interact (mutating modes need the user's approval), " +
 	"analyze and generate work on what was captured. configure describe_capabilities gives any mode's arguments; " +
-	"configure doctor says what to fix when something fails."
+	"configure doctor says what to fix when something fails. " + untrusted.AgentRule
 
 // lifetime closes every MCP session when ctx ends, then waits for the
 // session manager and the watchers.
@@ -171,7 +180,7 @@ func (s *Server) lifetime(ctx context.Context) {
 		wg.Go(func() { ss.Close() }) // a WebSocket close waits for its peer, bounded
 	}
 	wg.Wait()
-	s.watchers.stop()
+	s.watchers.Wait()
 	s.sessions.Wait()
 }
 
@@ -192,8 +201,8 @@ func (s *Server) SessionManager() *session.Manager { return s.sessions }
 // loopback guard).
 func (s *Server) HTTPHandler() http.Handler { return s.http }
 
-// Handle registers the implementation of tool.what, replacing "not
-// available yet". It panics if the mode is not in the table.
+// Handle registers the implementation of tool.what; a mode without one
+// answers not_available. It panics if the mode is not in the table.
 func (s *Server) Handle(tool, what string, h Handler) { s.register(tool, what, h, false) }
 
 func (s *Server) register(tool, what string, h Handler, inline bool) {
@@ -250,32 +259,4 @@ func sdkTool(t *tools.Tool) *mcp.Tool {
 			OpenWorldHint:   &h.OpenWorld,
 		},
 	}
-}
-
-// group runs goroutines that stop tracking once stopped.
-type group struct {
-	mu      sync.Mutex
-	stopped bool
-	wg      sync.WaitGroup
-}
-
-func (g *group) goRun(f func()) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.stopped {
-		return false
-	}
-	g.wg.Add(1)
-	go func() {
-		defer g.wg.Done()
-		f()
-	}()
-	return true
-}
-
-func (g *group) stop() {
-	g.mu.Lock()
-	g.stopped = true
-	g.mu.Unlock()
-	g.wg.Wait()
 }

@@ -62,7 +62,7 @@ func TestDispatchErrors(t *testing.T) {
 	}{
 		{"unknown mode", "observe", map[string]any{"what": "snapshots"}, tools.CodeUnknownMode, "did you mean"},
 		{"bad argument", "interact", map[string]any{"what": "navigate", "url": 3}, tools.CodeInvalidArgument, "url must be a string"},
-		{"not available", "observe", map[string]any{"what": "snapshot"}, tools.CodeNotAvailable, "lands in a later release of Gasoline; use configure describe_capabilities, configure doctor, configure health"},
+		{"not available", "observe", map[string]any{"what": "snapshot"}, tools.CodeNotAvailable, "is not served by this daemon (the part behind it did not start: configure doctor and the daemon log say why); use configure describe_capabilities, configure doctor, configure health"},
 		{"gated without engine", "interact", map[string]any{"what": "navigate", "url": "https://example.com/"}, codeNoApprover, "needs the user's approval"},
 	}
 	for _, tt := range tests {

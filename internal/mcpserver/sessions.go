@@ -57,7 +57,7 @@ func (s *Server) onInitialize(ss *mcp.ServerSession, p *mcp.InitializeParams) {
 		if sess, _, _, err = s.sessions.Attach(id, session.HTTP); err != nil {
 			return
 		}
-		if !s.watchers.goRun(func() { ss.Wait(); s.sessions.Close(id) }) {
+		if !s.watchers.Go(func(context.Context) { ss.Wait(); s.sessions.Close(id) }) {
 			s.sessions.Close(id)
 			return
 		}

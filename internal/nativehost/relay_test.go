@@ -76,11 +76,12 @@ func startRelay(t *testing.T, ctx context.Context, ensure func(context.Context) 
 type fakeDaemon struct {
 	srv   *httptest.Server
 	conns chan *websocket.Conn
-	dir   string // its state directory, with its link credential
+	dir   string        // its state directory, with its link credential
+	stop  chan struct{} // closed when the test ends: the handlers return
 }
 
 func newFakeDaemon(t *testing.T) *fakeDaemon {
-	d := &fakeDaemon{conns: make(chan *websocket.Conn, 4), dir: t.TempDir()}
+	d := &fakeDaemon{conns: make(chan *websocket.Conn, 4), dir: t.TempDir(), stop: make(chan struct{})}
 	tok, err := creds.Rotate(d.dir, creds.Link)
 	if err != nil {
 		t.Fatal(err)
@@ -95,10 +96,17 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 			return
 		}
 		c.SetReadLimit(64 << 20)
-		d.conns <- c
-		<-r.Context().Done()
+		defer c.CloseNow()
+		// A hijacked request's context does not end with the server, so
+		// the handler holds the connection until the test ends.
+		select {
+		case d.conns <- c:
+			<-d.stop
+		case <-d.stop:
+		}
 	}))
 	t.Cleanup(d.srv.Close)
+	t.Cleanup(func() { close(d.stop) }) // runs first: Close does not wait for hijacked connections
 	return d
 }
 

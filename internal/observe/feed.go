@@ -15,6 +15,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/routine"
 )
 
 // FeedConfig configures a Feed. All fields but Logger are required.
@@ -36,12 +37,10 @@ type FeedConfig struct {
 // context given to NewFeed; Wait waits.
 type Feed struct {
 	cfg FeedConfig
-	ctx context.Context
-	wg  sync.WaitGroup
+	g   *routine.Group // child-session enables
 
-	mu      sync.Mutex
-	stopped bool
-	tabs    map[int]*tabFeed
+	mu   sync.Mutex
+	tabs map[int]*tabFeed
 }
 
 // tabFeed is one tab's replay fence and child sessions.
@@ -60,20 +59,11 @@ func NewFeed(ctx context.Context, cfg FeedConfig) *Feed {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	f := &Feed{cfg: cfg, ctx: ctx, tabs: map[int]*tabFeed{}}
-	f.wg.Add(1)
-	go func() {
-		defer f.wg.Done()
-		<-ctx.Done()
-		f.mu.Lock()
-		f.stopped = true
-		f.mu.Unlock()
-	}()
-	return f
+	return &Feed{cfg: cfg, g: routine.NewGroup(ctx), tabs: map[int]*tabFeed{}}
 }
 
 // Wait waits for the feed's goroutines after its context ended.
-func (f *Feed) Wait() { f.wg.Wait() }
+func (f *Feed) Wait() { f.g.Wait() }
 
 func (f *Feed) tab(id int) *tabFeed {
 	f.mu.Lock()
@@ -181,26 +171,23 @@ func (f *Feed) childAttached(tab int, params json.RawMessage) {
 	if sid == "" {
 		return
 	}
-	t := f.tab(tab)
-	f.mu.Lock()
-	if f.stopped {
-		f.mu.Unlock()
-		return
-	}
-	if len(t.children) == maxChildren {
-		t.children = slices.Delete(t.children, 0, 1)
-	}
-	t.children = append(t.children, Child{SessionID: sid, Type: typ})
-	f.wg.Add(1)
-	f.mu.Unlock()
-	go func() {
-		defer f.wg.Done()
-		ctx, cancel := context.WithTimeout(f.ctx, 10*time.Second)
+	started := f.g.Go(func(ctx context.Context) {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		if err := EnableChild(ctx, f.cfg.CDP(tab).Child(sid), typ, waiting); err != nil {
 			f.cfg.Logger.Debug("enabling capture in child session failed", "tab", tab, "type", typ, "err", err)
 		}
-	}()
+	})
+	if !started {
+		return // the feed has stopped
+	}
+	t := f.tab(tab)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(t.children) == maxChildren {
+		t.children = slices.Delete(t.children, 0, 1)
+	}
+	t.children = append(t.children, Child{SessionID: sid, Type: typ})
 }
 
 func (f *Feed) childDetached(tab int, sid string) {

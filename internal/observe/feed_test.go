@@ -66,13 +66,12 @@ func TestFeedCapturesOwnedTabsOnly(t *testing.T) {
 }
 
 func TestFeedTracksChildSessions(t *testing.T) {
-	f, _ := newTestFeed(t, map[int]bool{1: true})
-	f.cfg.CDP = nil // EnableChild is not reached: f is stopped below
-	f.mu.Lock()
-	f.stopped = true
-	f.mu.Unlock()
-	f.Event(1, "", "Target.attachedToTarget", json.RawMessage(`{"sessionId":"S1","targetInfo":{"type":"worker"}}`))
-	if got := f.Children(1); len(got) != 0 {
+	f, store := newTestFeed(t, map[int]bool{1: true})
+	ended, cancel := context.WithCancel(t.Context())
+	cancel()
+	stopped := NewFeed(ended, FeedConfig{Store: store, Owned: f.cfg.Owned}) // no CDP: EnableChild is not reached
+	stopped.Event(1, "", "Target.attachedToTarget", json.RawMessage(`{"sessionId":"S1","targetInfo":{"type":"worker"}}`))
+	if got := stopped.Children(1); len(got) != 0 {
 		t.Fatalf("a stopped feed tracked %v", got)
 	}
 	tf := f.tab(1)

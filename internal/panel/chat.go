@@ -18,12 +18,14 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 const system = "You are the Gasoline agent in the user's browser side panel. You see the user's real, logged-in Chrome " +
 	"only through the tools. Read with observe, act with interact (every change waits for the user's approval in the panel). " +
-	"Secrets are redacted as [REDACTED:…]; never ask for them. Answer briefly: what you found, with evidence, and what to do next."
+	"Secrets are redacted as [REDACTED:…]; never ask for them. Answer briefly: what you found, with evidence, and what to do next. " +
+	untrusted.AgentRule
 
 // buildAdapters makes one adapter per configured provider, plus local.
 func (p *Panel) buildAdapters() {
@@ -120,7 +122,8 @@ func (p *Panel) runTool(ctx context.Context, tool string, args json.RawMessage) 
 
 // resultText is a result as the model and the panel see it: the
 // structured content when there is one (complete, machine-readable), else
-// the text.
+// the text; page text stays between its fence lines, after Gasoline's
+// warning and note (docs/UNTRUSTED.md).
 func resultText(res *mcp.CallToolResult, limit int) string {
 	var out string
 	if res.StructuredContent != nil {
@@ -128,11 +131,18 @@ func resultText(res *mcp.CallToolResult, limit int) string {
 			out = string(raw)
 		}
 	}
+	text := mcpserver.ToolText(res)
 	if out == "" || out == "null" {
-		out = mcpserver.ToolText(res)
+		out = text
+		if body, ok := untrusted.Body(text); ok {
+			out = body
+		}
 	}
 	if len(out) > limit {
 		out = out[:limit] + "…(cut)"
+	}
+	if fenced, ok := untrusted.Rewrap(text, out); ok {
+		return fenced
 	}
 	return out
 }

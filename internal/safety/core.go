@@ -70,6 +70,7 @@ func (c *Core) auditApproval(ev approval.Event) {
 		Time: ev.Time, Kind: "approval", SessionID: ev.Request.SessionID, Action: ev.Request.Action,
 		Class: string(ev.Request.Class), Decision: string(ev.Type), RequestID: ev.Request.RequestID,
 		ApprovalID: ev.ApprovalID, Target: ev.Request.Target, Steps: ev.Request.Steps, Reason: ev.Reason,
+		Warning: ev.Request.PageWarning,
 	}
 	if err := c.Audit.Write(e); err != nil {
 		c.log.Error("audit write failed", "err", err)

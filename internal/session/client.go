@@ -23,6 +23,9 @@ type Session struct {
 	seq      uint64
 	cmds     map[string]*Command
 	history  []*Command // by Seq, oldest first
+
+	nonce       string // fences page text in this session's results (untrusted.go)
+	pageWarning string // what its approval requests say about page text
 }
 
 // Client names the MCP client, from its initialize request.

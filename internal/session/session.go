@@ -16,6 +16,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/routine"
 )
 
 // Transport is how a client reaches the daemon.
@@ -88,37 +90,37 @@ var ErrStopped = errors.New("session: manager stopped")
 type Manager struct {
 	opts Options
 	ctx  context.Context
-	wg   sync.WaitGroup
+	g    *routine.Group // the sweeper and the commands
 
 	mu       sync.Mutex
-	stopped  bool
+	stopped  bool // no session attaches any more
 	sessions map[string]*Session
 	fileMu   sync.Mutex // one write of Options.File at a time
 }
 
 // New returns a Manager whose sweeper and commands run until ctx ends.
 func New(ctx context.Context, opts *Options) *Manager {
-	m := &Manager{ctx: ctx, sessions: map[string]*Session{}}
+	m := &Manager{ctx: ctx, g: routine.NewGroup(ctx), sessions: map[string]*Session{}}
 	if opts != nil {
 		m.opts = *opts
 	}
 	m.opts.fill()
 	m.restore()
-	m.wg.Add(1)
-	go m.run()
+	if !m.g.Go(m.run) {
+		m.stopped = true // ctx had already ended
+	}
 	return m
 }
 
 // Wait waits for every goroutine of the manager; call it after the
 // context given to New has ended.
-func (m *Manager) Wait() { m.wg.Wait() }
+func (m *Manager) Wait() { m.g.Wait() }
 
 func (m *Manager) now() time.Time { return m.opts.Now() }
 
 // run sweeps expired sessions and results until ctx ends, then closes
 // every session.
-func (m *Manager) run() {
-	defer m.wg.Done()
+func (m *Manager) run(ctx context.Context) {
 	interval := min(m.opts.TTL, m.opts.ResultTTL) / 4
 	t := time.NewTicker(max(interval, time.Second))
 	defer t.Stop()
@@ -126,7 +128,7 @@ func (m *Manager) run() {
 		select {
 		case <-t.C:
 			m.sweep()
-		case <-m.ctx.Done():
+		case <-ctx.Done():
 			m.mu.Lock()
 			m.stopped = true
 			all := m.sessions
@@ -274,19 +276,12 @@ func (m *Manager) Len() int {
 	return len(m.sessions)
 }
 
-// goCommand runs f on a goroutine owned by the manager, unless it has
-// stopped.
+// goCommand runs f on a goroutine owned by the manager, unless its
+// context has ended.
 func (m *Manager) goCommand(f func()) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.stopped {
+	if !m.g.Go(func(context.Context) { f() }) {
 		return ErrStopped
 	}
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		f()
-	}()
 	return nil
 }
 
@@ -294,9 +289,9 @@ func (m *Manager) goCommand(f func()) error {
 // command on it fails with ErrStopped. It stands in for calls that arrive
 // while the daemon shuts down.
 func Detached(id string) *Session {
-	m := &Manager{stopped: true, sessions: map[string]*Session{}}
-	m.opts.fill()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
+	m := &Manager{ctx: ctx, g: routine.NewGroup(ctx), stopped: true, sessions: map[string]*Session{}}
+	m.opts.fill()
 	return &Session{m: m, id: id, ctx: ctx, cancel: cancel, state: Closed, cmds: map[string]*Command{}}
 }

@@ -166,6 +166,12 @@ func TestManagerStopsWithContext(t *testing.T) {
 		if _, err := Detached("x").Start("a", "b", func(context.Context) any { return nil }); !errors.Is(err, ErrStopped) {
 			t.Fatalf("Detached Start: %v", err)
 		}
+		// A manager made after its context ended attaches nothing.
+		late := New(ctx, nil)
+		if _, _, _, err := late.Attach("c", Stdio); !errors.Is(err, ErrStopped) {
+			t.Fatalf("Attach on a manager born stopped: %v", err)
+		}
+		late.Wait()
 	})
 }
 
@@ -182,4 +188,27 @@ func TestInfo(t *testing.T) {
 			t.Fatalf("Info = %+v", info)
 		}
 	})
+}
+
+func TestPageNonceAndWarning(t *testing.T) {
+	m := New(t.Context(), nil)
+	a, _, _, err := m.Attach("a", HTTP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, _, _ := m.Attach("b", HTTP)
+	n := a.PageNonce()
+	if len(n) < 8 || a.PageNonce() != n {
+		t.Fatalf("PageNonce = %q, then %q; want one stable nonce of 8+ characters", n, a.PageNonce())
+	}
+	if b.PageNonce() == n {
+		t.Error("two sessions share a nonce")
+	}
+	if a.PageWarning() != "" {
+		t.Error("a new session has a page warning")
+	}
+	a.SetPageWarning("the page contained instruction-like text")
+	if a.PageWarning() == "" || b.PageWarning() != "" {
+		t.Errorf("warnings: a %q, b %q", a.PageWarning(), b.PageWarning())
+	}
 }

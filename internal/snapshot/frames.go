@@ -25,6 +25,7 @@ type walkRun struct {
 	next     int
 	issued   []*entry
 	pageMS   float64
+	hidden   int
 }
 
 // walk runs the walker in world w and splices in the frames it could not
@@ -40,6 +41,7 @@ func (r *walkRun) walk(ctx context.Context, w world, args walkArgs, nesting int)
 	}
 	r.next = res.Next
 	r.pageMS += res.MS
+	r.hidden += res.Hidden
 	nodes, err := parseRecords(res.Records)
 	if err != nil {
 		return nil, err

@@ -58,6 +58,9 @@ type Result struct {
 	Refs       int     // refs issued
 	Tree       []*Node // the nodes, for structured output
 	PageMS     float64 // time the walkers spent in the page
+	// Hidden counts the text runs and names left out because no person
+	// sees them (internal/visible): the answer's hidden_dropped.
+	Hidden int
 }
 
 // SessionFunc returns the CDP session of a tab, or of a child session
@@ -195,7 +198,7 @@ func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, er
 	}
 	t.commit(run.issued, gen, run.next)
 	text, shown, total := format(nodes, o)
-	return &Result{Text: text, Generation: gen, Nodes: total, Shown: shown, Refs: len(run.issued), Tree: nodes, PageMS: run.pageMS}, nil
+	return &Result{Text: text, Generation: gen, Nodes: total, Shown: shown, Refs: len(run.issued), Tree: nodes, PageMS: run.pageMS, Hidden: run.hidden}, nil
 }
 
 // release frees the remote objects that lookups since the last full

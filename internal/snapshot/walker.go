@@ -12,13 +12,18 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/gasoline-mcp/gasoline/internal/visible"
 )
 
-// walkerJS is the in-page walker, a function run by Runtime.callFunctionOn.
-// The source never changes, so V8 compiles it once per world.
+// walkerSrc is the in-page walker, a function run by Runtime.callFunctionOn.
 //
 //go:embed walker.js
-var walkerJS string
+var walkerSrc string
+
+// walkerJS is the walker with the shared visibility test installed first.
+// The source never changes, so V8 compiles it once per world.
+var walkerJS = visible.Wrap(walkerSrc)
 
 // resolveJS returns the element behind ref n of the latest snapshot in this
 // world, or null when it is gone (removed, or its document left its frame).
@@ -59,7 +64,8 @@ type walkResult struct {
 	Records string  `json:"records"`
 	Next    int     `json:"next"`
 	Nodes   int     `json:"nodes"`
-	MS      float64 `json:"ms"` // time spent in the page
+	Hidden  int     `json:"hidden"` // text runs and names left out: no person sees them
+	MS      float64 `json:"ms"`     // time spent in the page
 }
 
 // createWorld makes Gasoline's isolated world in frame (the session's main

@@ -6,9 +6,15 @@
 // returns one record a line: depth \t role \t name \t attrs \t ref \t text.
 // Refs are numbered per element and stay the same across snapshots (a
 // WeakMap in this world); the daemon passes the next free number in.
+// Text a person cannot see (globalThis.__gasolineVisible, installed before
+// this function runs: internal/visible) is left out and counted in hidden;
+// unseen text inside a control still names it, capped at V.NAME_CAP.
 // eslint-disable-next-line no-unused-vars
 function gasolineSnapshot(opts) {
   const t0 = performance.now();
+  const V = globalThis.__gasolineVisible;
+  V.begin();
+  let hidden = 0;
   const W = (globalThis.__gasoline ??= { ids: new WeakMap(), byN: new Map() });
   if (opts.reset) W.byN = new Map();
   let next = opts.next;
@@ -235,9 +241,19 @@ function gasolineSnapshot(opts) {
     }
   }
 
+  // visit walks node n into the list into. ctx: dropText (a label's text,
+  // already its control's name), cs and v (the computed style and the
+  // visibility context of the element n sits in), ctl (the budget of unseen
+  // text the enclosing control's name may still take, or null).
   function visit(n, into, ctx) {
     if (n.nodeType === 3) {
-      if (!ctx.dropText) pushText(into, n.data);
+      if (ctx.dropText) return;
+      if (!/\S/.test(n.data) || !V.textHidden(n, ctx.cs, ctx.v)) return pushText(into, n.data);
+      if (ctx.ctl && ctx.ctl.left > 0) {
+        const s = clip(norm(n.data), ctx.ctl.left);
+        ctx.ctl.left -= s.length;
+        into.push({ hid: s, kids: [] }); // names the control only; never printed
+      } else hidden++;
       return;
     }
     if (n.nodeType !== 1) return;
@@ -249,33 +265,43 @@ function gasolineSnapshot(opts) {
     const named = NAMING[tag] && n.parentElement;
     if (named && named.localName === NAMING[tag] && !named.hasAttribute('aria-label') && !named.hasAttribute('aria-labelledby')) return;
     const cs = getComputedStyle(n);
-    if (cs.display === 'none') return;
-    const shown = cs.visibility === 'visible';
+    const display = cs.display;
+    if (display === 'none') return;
+    const visibility = cs.visibility;
+    const v = V.enter(n, cs, ctx.v, display, visibility);
+    const shown = visibility === 'visible';
     let role = shown ? roleOf(n, tag, has) : '';
     if (role === null) return;
     const tabbable = has && n.hasAttribute('tabindex') && n.tabIndex >= 0;
     const focusable = !role && shown && has && (tabbable || n.hasAttribute('onclick'));
     if (focusable) role = 'generic';
     if (!role) {
-      const block = !cs.display.startsWith('inline');
+      const block = !display.startsWith('inline');
       if (block) pushText(into, ' ');
-      let kctx = ctx;
-      if (!shown) kctx = { ...ctx, dropText: true };
-      else if (tag === 'label' && n.control && n.control !== n) kctx = { ...ctx, dropText: true };
+      const kctx = { ...ctx, cs, v };
+      if (tag === 'label' && n.control && n.control !== n) kctx.dropText = true;
       walkKids(n, into, kctx);
       if (block) pushText(into, ' ');
       return;
     }
     const node = { role, name: clip(authorName(n, tag, role), maxName), attrs: states(n, tag, role), ref: 0, text: '', kids: [], el: n };
     node.act = (INTERACTIVE.has(role) && !(role === 'option' && tag === 'option')) || focusable || tabbable;
-    const kctx = ctx.dropText ? { ...ctx, dropText: false } : ctx;
+    const frame = tag === 'iframe' || tag === 'frame';
+    const h0 = hidden;
+    if (((node.name && !node.act) || frame) && !ctx.ctl && V.boxHidden(n, cs, v)) {
+      hidden++;
+      if (frame) return; // nothing in a frame nobody sees reaches the agent
+      node.name = ''; // an unseen region's or image's name (a control keeps its name, capped at maxName)
+    }
+    const ctl = node.act && FROM_CONTENT.has(role) ? { left: V.NAME_CAP } : ctx.ctl;
+    const kctx = { ...ctx, dropText: false, cs, v, ctl };
     if (tag === 'select') selectOptions(n, node);
-    else if (tag === 'iframe' || tag === 'frame') {
+    else if (frame) {
       let doc = null;
       try {
         doc = n.contentDocument;
       } catch {}
-      if (doc?.body) walkKids(doc.body, node.kids, kctx);
+      if (doc?.body) walkKids(doc.body, node.kids, { ...kctx, cs: getComputedStyle(doc.body), v: V.context(doc.body, v) });
       else node.attrs.push('remote');
     } else if (tag === 'details' && !n.open) {
       const sum = n.querySelector(':scope > summary');
@@ -285,11 +311,13 @@ function gasolineSnapshot(opts) {
     }
     finish(node, tag, n);
     if (role === 'img' && !node.name) return; // an unnamed image says nothing
+    if (hidden > h0 && !node.act && !node.name && !node.text && !node.kids.length) return; // all it held is unseen
     into.push(node);
   }
 
   function flat(item) {
     if (typeof item === 'string') return item;
+    if (item.hid !== undefined) return ' ' + item.hid + ' ';
     if (item.role === 'img' || item.role === 'textbox' || item.role === 'combobox') return ' ' + item.name + ' ';
     return item.name && !item.nfc ? ' ' + item.name + ' ' : ' ' + item.text + ' ' + item.kids.map(flat).join('') + ' ';
   }
@@ -308,6 +336,7 @@ function gasolineSnapshot(opts) {
     if (FROM_CONTENT.has(node.role)) {
       const fromKids = !node.name;
       if (fromKids) node.name = clip(norm(kids.map(flat).join('')), maxName) || attr(el, 'title') || '';
+      else hidden += kids.filter((k) => k.hid !== undefined).length; // unseen, and not its name
       if (!kids.some(hasAct)) kids.length = 0;
       else if (fromKids) node.nfc = true;
     }
@@ -327,11 +356,19 @@ function gasolineSnapshot(opts) {
     if (!root) throw new Error('no element matches the root selector');
   }
   const top = [];
-  if (root === document.body || root === document.documentElement) walkKids(root, top, {});
-  else visit(root, top, {});
+  if (root === document.body || root === document.documentElement) {
+    walkKids(root, top, { cs: getComputedStyle(root), v: V.context(root) });
+  } else {
+    const up = V.parentOf(root);
+    visit(root, top, { cs: getComputedStyle(up || document.documentElement), v: up ? V.context(up) : V.root(document) });
+  }
   const out = [];
   let count = 0;
   function emit(item, depth) {
+    if (item.hid !== undefined) {
+      hidden++; // unseen text left over in a control's children
+      return;
+    }
     if (typeof item === 'string') {
       const t = clip(norm(item), maxText);
       if (t) item = { role: 'text', name: '', attrs: [], ref: 0, text: t, kids: [] };
@@ -344,5 +381,5 @@ function gasolineSnapshot(opts) {
     for (const k of item.kids) emit(k, depth + 1);
   }
   for (const item of top) emit(item, 0);
-  return { records: out.join('\n'), next, nodes: count, ms: performance.now() - t0 };
+  return { records: out.join('\n'), next, nodes: count, hidden, ms: performance.now() - t0 };
 }

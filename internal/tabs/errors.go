@@ -41,6 +41,11 @@ func lookupError(tab int, why Why) *tools.Error {
 		return &tools.Error{Code: CodeNoTab, NextAction: newTab,
 			Message: "this session has no tab yet; open one with interact new_tab (or navigate, which opens one)"}
 	case WhyGone:
+		if why.Reason == ReasonReplaced {
+			return &tools.Error{Code: CodeTabClosed, Details: map[string]int{"replaced_by": why.By},
+				NextAction: &tools.Next{Tool: "interact", Arguments: map[string]any{"what": "switch_tab", "tab_id": why.By}},
+				Message:    fmt.Sprintf("tab %d was replaced by tab %d (Chrome discarded or swapped its page); it is yours: use tab %d", tab, why.By, why.By)}
+		}
 		return goneError(tab, why.Reason, why.Shared)
 	case WhyOther:
 		return &tools.Error{Code: CodeTabNotOwned, NextAction: listTabs,

@@ -20,13 +20,14 @@ const detachTimeout = 5 * time.Second
 // why.
 func (m *Manager) OnEvent(method string, params json.RawMessage) {
 	var p struct {
-		TabID   int    `json:"tab_id"`
-		Reason  string `json:"reason"`
-		URL     string `json:"url"`
-		GroupID *int   `json:"group_id"`
+		TabID    int    `json:"tab_id"`
+		Reason   string `json:"reason"`
+		URL      string `json:"url"`
+		GroupID  *int   `json:"group_id"`
+		Replaced int    `json:"replaced_tab_id"`
 	}
 	switch method {
-	case "tabs.removed", "tabs.ungrouped", "tabs.grouped", "cdp.attached", "cdp.detached", "tabs.updated":
+	case "tabs.removed", "tabs.ungrouped", "tabs.grouped", "cdp.attached", "cdp.detached", "tabs.updated", "tabs.replaced":
 		if json.Unmarshal(params, &p) != nil {
 			return
 		}
@@ -43,10 +44,12 @@ func (m *Manager) OnEvent(method string, params json.RawMessage) {
 		m.mu.Lock()
 		delete(m.attach, p.TabID)
 		m.mu.Unlock()
+	case "tabs.replaced":
+		m.replaced(p.Replaced, p.TabID)
 	case "tabs.ungrouped":
 		if sid, ok := m.reg.Owner(p.TabID); ok {
 			tab := p.TabID
-			m.goRun(func(ctx context.Context) { m.ungrouped(ctx, sid, tab) })
+			m.g.Go(func(ctx context.Context) { m.ungrouped(ctx, sid, tab) })
 		}
 	case "tabs.grouped":
 		if p.GroupID != nil {
@@ -83,7 +86,7 @@ func (m *Manager) LinkReady(slot browsers.Slot, restarted bool) {
 		m.forgetBrowser(slot)
 		return
 	}
-	m.goRun(func(ctx context.Context) { m.reconcile(ctx, slot, epoch) })
+	m.g.Go(func(ctx context.Context) { m.reconcile(ctx, slot, epoch) })
 }
 
 // LinkLost is called when a browser's link closed: every attachment in it
@@ -116,6 +119,39 @@ func (m *Manager) release(tab int, reason string) bool {
 		m.saved()
 	}
 	return ok
+}
+
+// replaced moves an owned tab to the id of the tab Chrome put in its place
+// (chrome.tabs.onReplaced: a discarded tab brought back, a prerendered page
+// swapped in). The new tab is the session's, in the old one's place, of the
+// same kind, with its URL; the old tab's state is released (capture
+// buffers, refs, waiters on its events: they belong to a page that is
+// gone, and its debugger attachment went with it), and capture is enabled
+// in the new tab in the background. A call naming the old id is told to
+// use the new one. The change is saved.
+func (m *Manager) replaced(old, now int) {
+	if old <= 0 || now <= 0 {
+		return
+	}
+	sid, ok := m.reg.Replace(old, now)
+	m.mu.Lock()
+	if url := m.urls[old]; ok && url != "" {
+		m.urls[now] = url
+	}
+	delete(m.urls, old)
+	delete(m.attach, old)
+	m.mu.Unlock()
+	if !ok {
+		if m.reg.Owned(old) { // another session owns now: old is gone all the same
+			m.release(old, ReasonClosed)
+		}
+		return
+	}
+	m.log.Info("tab replaced", "tab", old, "by", now, "session", sid)
+	m.cfg.Browsers.Allow(now)
+	m.cfg.Released(old, ReasonReplaced)
+	m.saved()
+	m.ensureLater(now)
 }
 
 // ungrouped handles a tab that left session sid's group. Chrome also
@@ -165,7 +201,7 @@ func (m *Manager) watch(o Owner) {
 	}
 	m.watched[sid] = true
 	m.mu.Unlock()
-	m.goRun(func(ctx context.Context) {
+	m.g.Go(func(ctx context.Context) {
 		select {
 		case <-o.Done():
 			if ctx.Err() == nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/browsers"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/routine"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -77,11 +78,9 @@ type Manager struct {
 	reg   *Registry
 	store *store // tabs.json; nil in memory
 	log   *slog.Logger
-	ctx   context.Context
-	wg    sync.WaitGroup
+	g     *routine.Group
 
 	mu       sync.Mutex // guards the fields below
-	stopped  bool
 	attach   map[int]*attachState
 	urls     map[int]string           // last known URL per owned tab
 	watched  map[string]bool          // sessions with a watcher
@@ -124,7 +123,7 @@ func New(ctx context.Context, cfg Config) *Manager {
 	if cfg.Browsers == nil {
 		cfg.Browsers = single{cfg.Link}
 	}
-	m := &Manager{cfg: cfg, reg: NewRegistry(), log: cfg.Logger, ctx: ctx,
+	m := &Manager{cfg: cfg, reg: NewRegistry(), log: cfg.Logger, g: routine.NewGroup(ctx),
 		attach: map[int]*attachState{}, urls: map[int]string{}, watched: map[string]bool{}, opening: map[string]chan struct{}{},
 		epochs: map[browsers.Slot]uint64{}}
 	m.store = newStore(cfg.Dir, m.reg, func(err error) { m.log.Error("saving tab ownership failed; a daemon restart may lose it", "err", err) })
@@ -135,14 +134,6 @@ func New(ctx context.Context, cfg Config) *Manager {
 		}
 		m.reg.Restore(saved)
 	}
-	m.wg.Add(1)
-	go func() { // marks the manager stopped, so no goroutine starts late
-		defer m.wg.Done()
-		<-ctx.Done()
-		m.mu.Lock()
-		m.stopped = true
-		m.mu.Unlock()
-	}()
 	return m
 }
 
@@ -163,24 +154,10 @@ func (single) Revoke(int, error) {}
 func (single) Allow(int)         {}
 
 // Wait waits for the manager's goroutines after its context ended.
-func (m *Manager) Wait() { m.wg.Wait() }
+func (m *Manager) Wait() { m.g.Wait() }
 
 // Registry returns the ownership state.
 func (m *Manager) Registry() *Registry { return m.reg }
-
-// goRun runs f on a goroutine the manager owns, unless it has stopped.
-func (m *Manager) goRun(f func(ctx context.Context)) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.stopped {
-		return
-	}
-	m.wg.Add(1)
-	go func() {
-		defer m.wg.Done()
-		f(m.ctx)
-	}()
-}
 
 func (m *Manager) state(tab int) *attachState {
 	st := m.attach[tab]
@@ -242,7 +219,7 @@ func (m *Manager) ensureLater(tab int) {
 	}
 	st.pending = true
 	m.mu.Unlock()
-	m.goRun(func(ctx context.Context) {
+	m.g.Go(func(ctx context.Context) {
 		defer func() {
 			m.mu.Lock()
 			st.pending = false

@@ -214,7 +214,7 @@ func decodeGroup(raw json.RawMessage) (int, error) {
 // abandon closes a tab Open could not set up, so nothing is left behind.
 func (m *Manager) abandon(tab int) {
 	m.release(tab, ReasonClosed)
-	m.goRun(func(ctx context.Context) {
+	m.g.Go(func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, detachTimeout)
 		defer cancel()
 		m.cfg.Link.Call(ctx, "tabs.close", map[string]int{"tab_id": tab})

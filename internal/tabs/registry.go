@@ -5,15 +5,18 @@
 // (they are then closed). A tab the user moves into the group, or shares
 // from the panel, is a shared tab: the user's own, the session's to read
 // and (with approval) to act on until the user takes it back; it is never
-// closed by Gasoline. One session can never act on or observe another's
-// tab, nor any tab outside its groups: the group is the consent boundary.
+// closed by Gasoline. When Chrome replaces a tab (a discarded tab coming
+// back, a prerendered page swapped in), the new tab id takes the old one's
+// place. One session can never act on or observe another's tab, nor any
+// tab outside its groups: the group is the consent boundary.
 //
 // Tab ids are Gasoline tab ids (internal/browsers): unique across the
 // browsers connected at once, and stable across daemon restarts.
 //
 // The Registry is the routing state: one small locked struct whose
-// mutations are Own, Use, Release, EndSession and SetGroup. The Manager
-// does the I/O around it over the extension links: opening tabs in the
+// mutations are Own, Share, Use, Release, Replace, EndSession and
+// SetGroup. The Manager does the I/O around it over the extension links:
+// opening tabs in the
 // group, navigating with bounded waits, closing, enabling capture on
 // attach, sharing, reconciling with the browser's groups (the truth), and
 // keeping the state in tabs.json so that a daemon restart loses nothing.
@@ -37,6 +40,7 @@ const maxGone = 32
 const (
 	ReasonClosed    = "closed"    // the tab closed (tabs.removed)
 	ReasonUngrouped = "ungrouped" // the user dragged it out of the group, or stopped sharing it
+	ReasonReplaced  = "replaced"  // Chrome replaced it with another tab (tabs.replaced)
 	ReasonEnded     = "session_end"
 	ReasonRestarted = "browser_restarted" // its browser started again: its old tab ids mean nothing
 )
@@ -84,6 +88,7 @@ type goneTab struct {
 	tab    int
 	reason string
 	kind   Kind
+	by     int // the tab that replaced it (ReasonReplaced)
 }
 
 // NewRegistry returns an empty registry.
@@ -197,6 +202,37 @@ func (r *Registry) Release(tab int, reason string) (session string, kind Kind, o
 	}
 	o.gone = append(o.gone, goneTab{tab: tab, reason: reason, kind: kind})
 	return session, kind, true
+}
+
+// Replace gives now, the tab Chrome put in old's place, to old's session:
+// it takes old's place in the session's order, as the same kind (opened or
+// shared), and old is remembered as replaced by now. It returns the
+// session; ok is false (nothing changes) when no session owns old, or
+// another session owns now.
+func (r *Registry) Replace(old, now int) (session string, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	session, ok = r.owner[old]
+	if !ok || old == now {
+		return "", false
+	}
+	if cur, taken := r.owner[now]; taken && cur != session {
+		return "", false
+	}
+	kind, since := r.kind[old], r.since[old]
+	delete(r.owner, old)
+	delete(r.kind, old)
+	delete(r.since, old)
+	r.owner[now], r.kind[now], r.since[now] = session, kind, since
+	o := r.sessions[session]
+	o.tabs = slices.DeleteFunc(o.tabs, func(t int) bool { return t == now })
+	o.tabs[slices.Index(o.tabs, old)] = now
+	o.gone = slices.DeleteFunc(o.gone, func(g goneTab) bool { return g.tab == now || g.tab == old })
+	if len(o.gone) == maxGone {
+		o.gone = slices.Delete(o.gone, 0, 1)
+	}
+	o.gone = append(o.gone, goneTab{tab: old, reason: ReasonReplaced, kind: kind, by: now})
+	return session, true
 }
 
 // Held is a tab a session held when it ended.
@@ -399,8 +435,8 @@ func (r *Registry) Lookup(session string, tab int) (int, Why) {
 	}
 	if o != nil {
 		for i := len(o.gone) - 1; i >= 0; i-- {
-			if o.gone[i].tab == tab {
-				return 0, Why{Kind: WhyGone, Reason: o.gone[i].reason, Shared: o.gone[i].kind == Shared}
+			if g := o.gone[i]; g.tab == tab {
+				return 0, Why{Kind: WhyGone, Reason: g.reason, Shared: g.kind == Shared, By: g.by}
 			}
 		}
 	}
@@ -417,6 +453,7 @@ type Why struct {
 	// Last is, for WhyNoTab, the tab the session lost last (0: it never
 	// had one).
 	Last int
+	By   int // for ReasonReplaced: the tab that replaced it
 }
 
 // The kinds of Why.

@@ -162,3 +162,43 @@ func TestLookupOfATabTakenBack(t *testing.T) {
 		}
 	}
 }
+
+func TestRegistryReplace(t *testing.T) {
+	r := NewRegistry()
+	r.Own("A", 1)
+	r.Own("A", 2)
+	r.Own("A", 3)
+	r.Use("A", 2) // order, oldest first: 1 3 2
+	r.Own("B", 9)
+	if sid, ok := r.Replace(3, 30); !ok || sid != "A" {
+		t.Fatalf("Replace(3, 30) = %q, %v; want A, true", sid, ok)
+	}
+	if got, want := r.Tabs("A"), []int{2, 30, 1}; !slices.Equal(got, want) {
+		t.Fatalf("A's tabs = %v, want %v (the new tab in the old one's place)", got, want)
+	}
+	if owner, _ := r.Owner(30); owner != "A" || r.Owned(3) {
+		t.Fatalf("after Replace: owner of 30 %q, 3 still owned %v", owner, r.Owned(3))
+	}
+	if _, why := r.Lookup("A", 3); why.Kind != WhyGone || why.Reason != ReasonReplaced || why.By != 30 {
+		t.Fatalf("Lookup(A, 3) = %+v, want gone, replaced by 30", why)
+	}
+	r.Replace(2, 20) // the current tab stays current under its new id
+	if got, _ := r.Lookup("A", 0); got != 20 {
+		t.Fatalf("current tab = %d, want 20", got)
+	}
+	for _, tc := range []struct {
+		name     string
+		old, now int
+	}{
+		{"not owned", 5, 50},
+		{"onto another session's tab", 1, 9},
+		{"onto itself", 1, 1},
+	} {
+		if sid, ok := r.Replace(tc.old, tc.now); ok || sid != "" {
+			t.Errorf("%s: Replace(%d, %d) = %q, %v; want refused", tc.name, tc.old, tc.now, sid, ok)
+		}
+	}
+	if owner, _ := r.Owner(9); owner != "B" || !r.Owned(1) {
+		t.Fatal("a refused Replace changed ownership")
+	}
+}

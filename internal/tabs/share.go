@@ -29,7 +29,7 @@ func (m *Manager) Sessions(get func(id string) Owner) {
 	for _, sid := range m.reg.Sessions() {
 		if !m.watchID(sid) {
 			m.log.Info("tabs of a session that did not survive the restart are released", "session", sid)
-			m.goRun(func(ctx context.Context) { m.EndSession(ctx, sid) })
+			m.g.Go(func(ctx context.Context) { m.EndSession(ctx, sid) })
 		}
 	}
 }

@@ -11,7 +11,7 @@ const (
 	CodeInvalidArgument = "invalid_argument" // an argument is missing, unknown or of the wrong type
 	CodeUnknownMode     = "unknown_mode"     // `what` names no mode of the tool
 	CodeUnclassified    = "unclassified"     // the mode has no classification: refused
-	CodeNotAvailable    = "not_available"    // the mode lands in a later release
+	CodeNotAvailable    = "not_available"    // the mode is in the table; this build does not serve it
 	CodeUnknownCommand  = "unknown_command"  // no such correlation_id in this session
 	CodeInternal        = "internal"         // a bug; the message says what failed
 	CodeTimeout         = "timeout"          // the command's hard bound ran out
@@ -77,14 +77,14 @@ func Describe(tool, mode string) *Next {
 	return &Next{Tool: "configure", Arguments: args}
 }
 
-// NotAvailable is the error for a mode whose implementation lands in a
-// later release; works names what this build does serve ("configure
-// health", …).
+// NotAvailable is the error for a mode in the table that this build does
+// not serve (no handler registered); works names what it does serve
+// ("configure health", …).
 func NotAvailable(m *Mode, works []string) *Error {
 	return &Error{
 		Code: CodeNotAvailable,
-		Message: fmt.Sprintf("%s %s lands in a later release of Gasoline; use %s instead, "+
-			"or configure describe_capabilities to list what this build serves", m.Tool, m.Name, strings.Join(works, ", ")),
+		Message: fmt.Sprintf("%s %s is not served by this daemon (the part behind it did not start: configure doctor and the daemon log say why); use %s instead, "+
+			"or configure describe_capabilities to list what it serves", m.Tool, m.Name, strings.Join(works, ", ")),
 		NextAction: Describe("", ""),
 	}
 }

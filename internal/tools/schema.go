@@ -49,6 +49,9 @@ func (t *Tool) Description() string {
 		b.WriteString(" * needs the user's approval (approval_id).")
 	}
 	fmt.Fprintf(&b, ` Full arguments of a mode: configure {"what":"describe_capabilities","tool":%q,"mode":…}.`, t.Name)
+	if t.hasPageText() && t.Name != "configure" {
+		b.WriteString(pageTextNote)
+	}
 	return b.String()
 }
 

@@ -1,0 +1,310 @@
+package untrusted
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// Finding is one instruction-like passage of a result's page text, as
+// structuredContent.suspected_instructions lists it: where it is (a line
+// of the fenced text and the snapshot ref on it, or a path into
+// structuredContent), an excerpt and why it was flagged.
+type Finding struct {
+	Ref     string `json:"ref,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Excerpt string `json:"excerpt"`
+	Reason  string `json:"reason"`
+}
+
+// MaxFindings caps the findings a result lists; Report.Total counts all.
+const MaxFindings = 20
+
+// excerptAround is how much text an excerpt keeps on each side of a match;
+// maxExcerpt caps an excerpt.
+const (
+	keyTail       = 80 // bytes of a passage that tell it from another
+	excerptAround = 40
+	maxExcerpt    = 200
+)
+
+// Report is what Scan found in one result.
+type Report struct {
+	Findings []Finding // the first MaxFindings, text before structuredContent
+	Total    int       // every distinct finding
+}
+
+// Input is the page text of one result: its text content and, when that
+// is not merely the JSON of it, its structuredContent.
+type Input struct {
+	Text string
+	// JSON is the structuredContent (nil: none). Its string values are
+	// scanned with their paths; keys are not (they are Gasoline's).
+	JSON []byte
+	// TextIsJSON says the text content is the JSON itself: only the JSON's
+	// strings are scanned, once.
+	TextIsJSON bool
+}
+
+// passage is one stretch of the scan buffer and where it came from.
+type passage struct {
+	off  int
+	line int
+	ref  string
+	path string
+}
+
+// scanBuf lays every passage on its own line, so that each rule runs once
+// over the whole result.
+type scanBuf struct {
+	b  strings.Builder
+	ps []passage
+}
+
+func (s *scanBuf) add(text string, p passage) {
+	text = visibleRunes(text)
+	p.off = s.b.Len()
+	s.ps = append(s.ps, p)
+	s.b.WriteString(text)
+	s.b.WriteString(sep)
+}
+
+// visibleRunes drops invisible format characters (zero-width spaces and
+// joiners, soft hyphens, bidi marks) that would split a word for the
+// rules while showing nothing.
+func visibleRunes(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// sep ends each passage in the scan buffer: a line break for the rules'
+// sentence starts, after a NUL so that no rule's \s+ runs from one
+// passage into the next.
+const sep = "\x00\n"
+
+// lines adds text line by line; a snapshot line's name and its text are
+// passages of their own (a sentence starts at each).
+func (s *scanBuf) lines(text string, first int, path string) {
+	n := first
+	for line := range strings.SplitSeq(text, "\n") {
+		p := passage{line: n, ref: refOf(line), path: path}
+		if name, rest, ok := snapshotLine(line); !ok {
+			s.add(line, p)
+		} else {
+			if name != "" {
+				s.add(name, p)
+			}
+			if rest != "" {
+				s.add(rest, p)
+			}
+		}
+		n++
+	}
+}
+
+// refOf returns the first snapshot ref on a line ("e12"), or "".
+func refOf(line string) string {
+	i := strings.Index(line, "[ref=e")
+	if i < 0 {
+		return ""
+	}
+	j := i + len("[ref=e")
+	k := j
+	for k < len(line) && line[k] >= '0' && line[k] <= '9' {
+		k++
+	}
+	if k == j || k >= len(line) || line[k] != ']' {
+		return ""
+	}
+	return line[i+len("[ref=") : k]
+}
+
+// snapshotLine splits a snapshot line (`- role "name" [attrs]: text`)
+// into its name (unquoted) and text; ok is false for any other line.
+func snapshotLine(line string) (name, text string, ok bool) {
+	l := strings.TrimLeft(line, " ")
+	if !strings.HasPrefix(l, "- ") {
+		return "", "", false
+	}
+	l = l[2:]
+	i := 0
+	for i < len(l) && l[i] >= 'a' && l[i] <= 'z' {
+		i++
+	}
+	if i == 0 {
+		return "", "", false
+	}
+	l = l[i:]
+	if strings.HasPrefix(l, ` "`) {
+		end := closingQuote(l, 1)
+		if end < 0 {
+			return "", "", false
+		}
+		q := l[1 : end+1]
+		if u, err := strconv.Unquote(q); err == nil {
+			name = u
+		} else {
+			name = q
+		}
+		l = l[end+1:]
+	}
+	for strings.HasPrefix(l, " [") {
+		end := strings.IndexByte(l, ']')
+		if end < 0 {
+			return "", "", false
+		}
+		l = l[end+1:]
+	}
+	if l == "" {
+		return name, "", true
+	}
+	if !strings.HasPrefix(l, ": ") {
+		return "", "", false
+	}
+	return name, l[2:], true
+}
+
+// closingQuote returns the index of the quote that closes the quoted
+// string opened at s[open], or -1.
+func closingQuote(s string, open int) int {
+	for i := open + 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return -1
+}
+
+// json adds every string value of raw with its path (gjson syntax).
+func (s *scanBuf) json(v gjson.Result, path string) {
+	switch {
+	case v.IsObject():
+		v.ForEach(func(k, x gjson.Result) bool {
+			s.json(x, joinPath(path, k.String()))
+			return true
+		})
+	case v.IsArray():
+		i := 0
+		v.ForEach(func(_, x gjson.Result) bool {
+			s.json(x, joinPath(path, strconv.Itoa(i)))
+			i++
+			return true
+		})
+	case v.Type == gjson.String:
+		if path == "" {
+			path = "$" // the whole structuredContent is this string
+		}
+		s.lines(v.String(), 0, path)
+	}
+}
+
+func joinPath(path, k string) string {
+	if k == "" {
+		k = `""`
+	}
+	k = strings.NewReplacer(".", `\.`, "*", `\*`, "?", `\?`).Replace(k)
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+// Scan finds the instruction-like passages of one result with c.
+func Scan(c Classifier, in Input) Report {
+	var s scanBuf
+	if !in.TextIsJSON && in.Text != "" {
+		s.lines(in.Text, 1, "")
+	}
+	if len(in.JSON) > 0 && gjson.ValidBytes(in.JSON) {
+		s.json(gjson.ParseBytes(in.JSON), "")
+	}
+	if len(s.ps) == 0 {
+		return Report{}
+	}
+	buf := s.b.String()
+	var r Report
+	seen := map[string]bool{}
+	for _, m := range c.Classify(buf) {
+		if m.Start < 0 || m.End > len(buf) || m.Start >= m.End {
+			continue // a classifier out of bounds: ignore the match, not the result
+		}
+		for m.Start < m.End-1 && strings.IndexByte(" \t\n\x00.!?;:-*#>\"'([", buf[m.Start]) >= 0 {
+			m.Start++ // the rule's sentence boundary: the passage starts after it
+		}
+		i := sort.Search(len(s.ps), func(i int) bool { return s.ps[i].off > m.Start }) - 1
+		p := s.ps[i]
+		end := len(buf) - len(sep)
+		if i+1 < len(s.ps) {
+			end = s.ps[i+1].off - len(sep)
+		}
+		if m.Start >= end {
+			continue // only the separator
+		}
+		// The same passage (the match and what follows it) counts once,
+		// wherever the result carries it.
+		key := m.Reason + "\x00" + strings.ToLower(strings.Join(strings.Fields(buf[m.Start:min(max(m.End, m.Start+keyTail), end)]), " "))
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		r.Total++
+		if len(r.Findings) < MaxFindings {
+			f := Finding{Ref: p.ref, Path: p.path, Reason: m.Reason, Excerpt: excerpt(buf[p.off:end], m.Start-p.off, min(m.End, end)-p.off)}
+			if p.path == "" {
+				f.Line = p.line
+			}
+			r.Findings = append(r.Findings, f)
+		}
+	}
+	return r
+}
+
+// excerpt is the passage around [start, end), whitespace collapsed, cut to
+// maxExcerpt, with "…" where it was cut.
+func excerpt(text string, start, end int) string {
+	from, to := max(0, start-excerptAround), min(len(text), end+excerptAround)
+	for from > 0 && !utf8.RuneStart(text[from]) {
+		from--
+	}
+	for to < len(text) && !utf8.RuneStart(text[to]) {
+		to++
+	}
+	s := strings.Join(strings.Fields(text[from:to]), " ")
+	cut := to < len(text)
+	if len(s) > maxExcerpt {
+		n := maxExcerpt
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s, cut = s[:n], true
+	}
+	if from > 0 {
+		s = "…" + s
+	}
+	if cut {
+		s += "…"
+	}
+	return s
+}
