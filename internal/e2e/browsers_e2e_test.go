@@ -45,8 +45,8 @@ func TestE2ETwoBrowsers(t *testing.T) {
 	portB := devtoolsPort(t, b.UserDataDir)
 	eventually(t, 30*time.Second, "the second browser connected", func() bool { return len(r.Server.Extensions().List()) == 2 })
 	// The user names each profile (the panel's field saves it so).
-	swEval(t, portA, `chrome.storage.local.set({profile_name: 'work'}).then(() => true)`, nil)
-	swEval(t, portB, `chrome.storage.local.set({profile_name: 'home'}).then(() => true)`, nil)
+	workerEval(t, portA, `chrome.storage.local.set({profile_name: 'work'}).then(() => true)`, nil)
+	workerEval(t, portB, `chrome.storage.local.set({profile_name: 'home'}).then(() => true)`, nil)
 	eventually(t, 15*time.Second, "both profiles named", func() bool {
 		l := r.Server.Extensions().List()
 		return len(l) == 2 && l[0].Profile == "work" && l[1].Profile == "home"
@@ -56,7 +56,7 @@ func TestE2ETwoBrowsers(t *testing.T) {
 	// the user opens a window in the first browser (it takes the focus).
 	def, _ := r.Server.Extensions().Default()
 	require.Equal(t, browsers.Slot(1), def, "the browser that connected last, before any focus")
-	swEval(t, portA, `chrome.windows.create({focused: true, url: "about:blank"}).then(() => true)`, nil)
+	workerEval(t, portA, `chrome.windows.create({focused: true, url: "about:blank"}).then(() => true)`, nil)
 	eventually(t, 10*time.Second, "the focused browser is the default", func() bool {
 		d, _ := r.Server.Extensions().Default()
 		return d == 0

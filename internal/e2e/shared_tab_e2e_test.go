@@ -117,7 +117,7 @@ func TestE2ESharedTabPanelButtons(t *testing.T) {
 	a := r.client(t, "codex-e2e")
 	url := r.url("pages/tabs/users.html")
 	users := openUserTab(t, port, url)
-	swEval(t, port, fmt.Sprintf("chrome.tabs.update(%d, {active: true}).then(() => true)", users), nil)
+	workerEval(t, port, fmt.Sprintf("chrome.tabs.update(%d, {active: true}).then(() => true)", users), nil)
 
 	ctx := t.Context()
 	p := openPanel(t, ctx, r.Chain)

@@ -20,9 +20,9 @@ import (
 // extension's service worker (the same event a drag in the tab strip
 // fires).
 
-// swEval evaluates expression (awaited) in the extension's service worker
+// workerEval evaluates expression (awaited) in the extension's service worker
 // of the browser whose DevTools listen on port, and decodes its value.
-func swEval(t testing.TB, port int, expression string, out any) {
+func workerEval(t testing.TB, port int, expression string, out any) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -61,7 +61,7 @@ type chromeTab struct {
 func chromeTabs(t testing.TB, port int) map[int]chromeTab {
 	t.Helper()
 	var list []chromeTab
-	swEval(t, port, `chrome.tabs.query({}).then((ts) => ts.map((t) => ({id: t.id, url: t.url || t.pendingUrl || '', groupId: t.groupId, status: t.status})))`, &list)
+	workerEval(t, port, `chrome.tabs.query({}).then((ts) => ts.map((t) => ({id: t.id, url: t.url || t.pendingUrl || '', groupId: t.groupId, status: t.status})))`, &list)
 	out := map[int]chromeTab{}
 	for _, x := range list {
 		out[x.ID] = x
@@ -123,7 +123,7 @@ func moveToGroup(t testing.TB, port, tab, group int) {
 	if group < 0 {
 		expr = fmt.Sprintf("chrome.tabs.ungroup([%d]).then(() => true)", tab)
 	}
-	swEval(t, port, expr, nil)
+	workerEval(t, port, expr, nil)
 }
 
 // tabIn finds the tab with id in an observe tabs answer.
