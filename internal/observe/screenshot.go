@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -130,17 +129,28 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 	if p.Clip != nil {
 		p.CaptureBeyondViewport = ptr(true)
 	}
-	token, mask, err := applyMask(ctx, s, c)
+	unlock, err := o.shots.lock(ctx, tab)
 	if err != nil {
 		return nil, err
 	}
-	data, err := captureImage(ctx, s, p, mask.Visibility == "hidden")
+	defer unlock()
+	painting := hold(ctx, s)
+	token, mask, err := applyMask(ctx, s, c)
+	if perr := <-painting; err == nil && perr != nil {
+		err = tabs.ToolError(perr)
+	}
+	var data []byte
+	if err == nil {
+		data, err = captureImage(ctx, s, p)
+	}
+	stopped := release(ctx, s)
 	var held bool
 	uctx, ucancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	herr := evalJSON(uctx, s, fmt.Sprintf(maskHeld, token), &held)
 	ucancel()
+	<-stopped
 	if err != nil {
-		return nil, tabs.ToolError(err)
+		return nil, err
 	}
 	if herr != nil || !held {
 		return nil, &tools.Error{Code: "page_changed", Retryable: true,
@@ -235,65 +245,4 @@ func (o *Observer) saveFile(tab int, ext string, data []byte) (string, error) {
 func dialogBlocks(tab int) *tools.Error {
 	return &tools.Error{Code: "dialog_open", NextAction: &tools.Next{Tool: "interact", Arguments: map[string]any{"what": "handle_dialog", "accept": true, "tab_id": tab}},
 		Message: fmt.Sprintf("a JavaScript dialog is open in tab %d and blocks the page; accept or dismiss it with interact handle_dialog first", tab)}
-}
-
-// Kicks of a screenshot that does not answer: Chrome renders a background
-// tab (the agent's tabs are background tabs) only on demand, and a capture
-// there can wait for a frame that only the next capture request produces
-// (measured in a hidden tab: every other Page.captureScreenshot stalls
-// until another one is sent; two sent at once both stall). Visible tabs
-// stall too: in the side-by-side bench more than half the captures of a
-// visible headless tab waited for the kick (the others answered in 35–70
-// ms; the mask is not the cause, measured without it). First kick at 300
-// ms: p50 330 ms; at 100 ms: 130 ms; at 50 ms: 77 ms. So a capture that
-// has not answered gets company after kickAfter — every kickAfter in a
-// hidden tab, doubling in a visible one, where a large full-page capture
-// may honestly take longer — up to maxCaptures requests; the first image
-// wins.
-const (
-	kickAfter   = 50 * time.Millisecond
-	maxCaptures = 8
-)
-
-func captureImage(ctx context.Context, s *cdp.Session, p page.CaptureScreenshotParams, hidden bool) ([]byte, error) {
-	type shot struct {
-		data []byte
-		err  error
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer func() { cancel(); wg.Wait() }()
-	results := make(chan shot, maxCaptures)
-	launch := func() {
-		wg.Go(func() {
-			r, err := cdproto.Call(ctx, s, page.CaptureScreenshot, p)
-			results <- shot{r.Data, err}
-		})
-	}
-	launch()
-	sent, wait := 1, kickAfter
-	kick := time.NewTimer(wait)
-	defer kick.Stop()
-	for {
-		select {
-		case r := <-results:
-			if r.err == nil && len(r.data) > 0 {
-				return r.data, nil
-			}
-			if r.err != nil && ctx.Err() == nil {
-				return nil, tabs.ToolError(r.err)
-			}
-		case <-kick.C:
-			if sent < maxCaptures {
-				launch()
-				sent++
-				if !hidden {
-					wait = min(2*wait, 2*time.Second)
-				}
-				kick.Reset(wait)
-			}
-		case <-ctx.Done():
-			return nil, tabs.ToolError(ctx.Err())
-		}
-	}
 }
