@@ -188,6 +188,9 @@ type SnapshotResult struct {
 	Shown      int    `json:"shown"` // lines shown (depth and limit cut)
 	Refs       int    `json:"refs"`
 	File       string `json:"file,omitempty"` // to_file: where the text went
+	// Matches counts the lines a find matched; Diff what a diff found.
+	Matches *int                `json:"matches,omitempty"`
+	Diff    *snapshot.DiffStats `json:"diff,omitempty"`
 }
 
 // snapshot takes the accessibility snapshot of the call's tab, holding the
@@ -201,7 +204,7 @@ func (x *interactor) snapshot(ctx context.Context, c *mcpserver.Call) (any, erro
 	}
 	tab := s.TabID()
 	o := snapshot.Options{InteractiveOnly: c.Bool("interactive_only"), Depth: c.Int("depth", 0), Limit: c.Int("limit", 0),
-		Root: c.Str("ref"), Frame: c.Str("frame")}
+		Root: c.Str("ref"), Frame: c.Str("frame"), Find: c.Str("find"), Diff: c.Bool("diff"), Session: c.Session.ID()}
 	if o.Root == "" {
 		o.Root = c.Str("selector")
 	}
@@ -223,10 +226,16 @@ func (x *interactor) snapshot(ctx context.Context, c *mcpserver.Call) (any, erro
 	if err != nil {
 		return nil, snapshotErr(err)
 	}
-	res := SnapshotResult{TabID: tab, URL: x.tabs.URL(tab), Generation: r.Generation, Nodes: r.Nodes, Shown: r.Shown, Refs: r.Refs}
+	res := SnapshotResult{TabID: tab, URL: x.tabs.URL(tab), Generation: r.Generation, Nodes: r.Nodes, Shown: r.Shown, Refs: r.Refs, Diff: r.Diff}
 	head := fmt.Sprintf("tab %d snapshot %d (%d refs)", tab, r.Generation, r.Refs)
 	if res.URL != "" {
 		head += " of " + res.URL
+	}
+	if o.Find != "" {
+		res.Matches = &r.Matches
+	}
+	if r.Note != "" {
+		head += " · " + r.Note
 	}
 	if c.Bool("to_file") {
 		text, err := x.egress.Text(c.Session.ID(), r.Text)
@@ -261,6 +270,9 @@ func snapshotErr(err error) error {
 	if errors.As(err, &stale) {
 		return &tools.Error{Code: actions.CodeStaleRef, Message: stale.Error(),
 			NextAction: &tools.Next{Tool: "observe", Arguments: map[string]any{"what": "snapshot"}}}
+	}
+	if oe := (*snapshot.OptionError)(nil); errors.As(err, &oe) {
+		return tools.Errorf(tools.CodeInvalidArgument, "%s", oe.Msg)
 	}
 	if msg, ok := strings.CutPrefix(err.Error(), "snapshot: "); ok && !strings.Contains(msg, ": ") {
 		return tools.Errorf(tools.CodeInvalidArgument, "%s", msg)

@@ -105,7 +105,7 @@ type objectSchema struct {
 
 // described are the arguments whose meaning is not obvious from the name;
 // their catalogue description is kept in the compact schema.
-var described = map[string]bool{"ref": true, "selector": true, "timeout_ms": true, "background": true, "approval_id": true, "correlation_id": true}
+var described = map[string]bool{"ref": true, "selector": true, "find": true, "timeout_ms": true, "background": true, "approval_id": true, "correlation_id": true}
 
 func schemaOf(t *Tool) objectSchema {
 	props := map[string]*propSchema{
