@@ -35,7 +35,10 @@ const (
 )
 
 func (a *act) doType(ctx context.Context, args TypeArgs) error {
-	if args.Ref == "" && args.Selector != "" {
+	switch {
+	case args.Ref != "":
+		return a.refAndType(ctx, args)
+	case args.Selector != "":
 		return a.findAndType(ctx, args)
 	}
 	el, err := a.resolve(ctx, args.Target, true)
@@ -62,6 +65,25 @@ const valueStateJS = `function () {
   const el = this.nodeType ? this : this.el;
   return {v: globalThis.__gasolineActions.value(el), u: location.href, t: document.title};
 }`
+
+// refFocusJS focuses a ref's field for typing (refJS finds it).
+const refFocusJS = `(el, clear) => Object.assign({el, u: location.href, t: document.title},
+  globalThis.__gasolineActions.focusForTyping(el, clear))`
+
+// refAndType types into a ref's field, finding and focusing it in one
+// round trip in the snapshot's world.
+func (a *act) refAndType(ctx context.Context, args TypeArgs) error {
+	el, o, err := a.refCall(ctx, args.Ref, refFocusJS, asWrapper, args.Clear)
+	if err != nil {
+		return err
+	}
+	var t typing
+	if el.backend, err = deepInto(o.DeepSerializedValue, &t); err != nil {
+		return err
+	}
+	a.sawBefore(ctx, el, t.U, t.T)
+	return a.typeFocused(ctx, el, t, args.Text, args.Clear)
+}
 
 // findFocusJS finds a field and focuses it for typing in one call.
 const findFocusJS = `function (q, clear) {

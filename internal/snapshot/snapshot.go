@@ -312,6 +312,57 @@ func (s *Snapshotter) Resolve(ctx context.Context, tab int, ref string) (Target,
 	return Target{BackendNodeID: id, Desc: e.desc, SessionID: e.world.session, FrameID: e.world.frame}, nil
 }
 
+// Located is where a ref's element is, found without a round trip: a
+// function run in Context (the snapshot's isolated world in the element's
+// frame, in SessionID) gets the element with ElementJS(N). A caller acting
+// on it in one round trip reports what it found with Gone and Replaced.
+type Located struct {
+	Target
+	Context runtime.ExecutionContextID
+	N       int
+
+	s   *Snapshotter
+	tab int
+	e   *entry
+}
+
+// Locate checks a ref as Resolve does (it must be from the tab's latest
+// snapshot of the current document) and says where its element is.
+func (s *Snapshotter) Locate(tab int, ref string) (*Located, error) {
+	t, nav := s.tab(tab)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sync(nav)
+	e, err := t.lookup(ref, nav)
+	if err != nil {
+		return nil, err
+	}
+	ec, ok := t.worlds[e.world]
+	if !ok {
+		return nil, e.gone("the page was replaced after snapshot %d")
+	}
+	return &Located{Target: Target{Desc: e.desc, SessionID: e.world.session, FrameID: e.world.frame},
+		Context: ec, N: e.n, s: s, tab: tab, e: e}, nil
+}
+
+// Gone is the error for a located element that ElementJS did not find: it
+// left the page.
+func (l *Located) Gone() error {
+	return l.e.gone("the element was removed from the page after snapshot %d")
+}
+
+// Replaced is the error for a located element whose world no longer
+// exists (its document was replaced); the world is forgotten.
+func (l *Located) Replaced() error {
+	t, _ := l.s.tab(l.tab)
+	t.mu.Lock()
+	if t.worlds[l.e.world] == l.Context {
+		delete(t.worlds, l.e.world)
+	}
+	t.mu.Unlock()
+	return l.e.gone("the page was replaced after snapshot %d")
+}
+
 // worldContext returns (creating if needed) the isolated world's context.
 func (s *Snapshotter) worldContext(ctx context.Context, tab int, t *tabRefs, w world) (runtime.ExecutionContextID, world, error) {
 	if ec, ok := t.worlds[w]; ok {
