@@ -199,7 +199,7 @@ func deref(s *string) string {
 func (a *act) insert(ctx context.Context, text string, clear, multiline bool) error {
 	if text == "" {
 		if clear {
-			return a.press(ctx, Chord{Key: named["Backspace"]})
+			return a.press(ctx, Chord{Key: keys().named["Backspace"]})
 		}
 		return nil
 	}
@@ -209,7 +209,7 @@ func (a *act) insert(ctx context.Context, text string, clear, multiline bool) er
 	}
 	for i, l := range lines {
 		if i > 0 {
-			if err := a.press(ctx, Chord{Key: named["Enter"]}); err != nil {
+			if err := a.press(ctx, Chord{Key: keys().named["Enter"]}); err != nil {
 				return err
 			}
 		}

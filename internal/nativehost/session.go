@@ -34,6 +34,7 @@ func (r *relay) session(ctx context.Context, c *websocket.Conn) (done bool, err 
 		r.event(protocol.EventLinkReconnected, map[string]string{"daemon_version": w.Version})
 	}
 	r.log.Info("connected to daemon", "replayed_hello", hello != nil)
+	trimStartup() // connecting is done: its code need not stay mapped
 
 	// Daemon → Chrome, owned by this session.
 	downErr := make(chan error, 1)

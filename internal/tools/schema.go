@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Hints are the MCP tool annotations, derived from the classification of
@@ -70,17 +71,18 @@ func (m *Mode) requiredSketch() string {
 // alias and every argument any mode takes, by type (the per-mode detail is
 // in describe_capabilities). Built once; callers must not modify it.
 func (t *Tool) InputSchema() json.RawMessage {
-	if s, ok := schemas[t.Name]; ok {
+	if s, ok := schemas()[t.Name]; ok {
 		return s
 	}
 	panic("tools: no schema for " + t.Name)
 }
 
-var schemas = buildSchemas()
+// schemas are built on first use (registry says why).
+var schemas = sync.OnceValue(buildSchemas)
 
 func buildSchemas() map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
-	for _, t := range registry.tools {
+	for _, t := range registry().tools {
 		raw, err := json.Marshal(schemaOf(t))
 		if err != nil {
 			panic(err)
