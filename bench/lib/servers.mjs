@@ -13,8 +13,8 @@ const BIN = path.join(import.meta.dirname, '..', 'node_modules', '.bin');
 function ariaRef(snapshot, role, name) {
   for (const line of snapshot.split('\n')) {
     if (!line.includes(`${role} "${name}"`)) continue;
-    const m = /\[(?:ref=)?(e[\w-]+)\]/.exec(line);
-    if (m) return m[1];
+    const m = /\[(?:ref=([\w-]+)|(e\d+))\]/.exec(line);
+    if (m) return m[1] ?? m[2];
   }
   return null;
 }
