@@ -26,15 +26,30 @@ import (
 // (a writable segment, or relocations made read-only after the dynamic
 // loader wrote them) is left alone: there DONTNEED would lose the writes.
 func trimStartup() {
+	ranges := cleanMappings()
+	// Nothing may run between the madvise calls that could touch the pages
+	// just dropped (an allocation could start a collection, which reads
+	// the function table): the ranges are collected first.
+	for _, r := range ranges {
+		// The range is the kernel's mapping, not Go memory: it goes to
+		// madvise as numbers.
+		_, _, _ = unix.Syscall(unix.SYS_MADVISE, uintptr(r[0]), uintptr(r[1]-r[0]), unix.MADV_DONTNEED)
+	}
+}
+
+// cleanMappings lists this process's read-only mappings of its binary that
+// hold no written (anonymous) pages, from /proc/self/smaps.
+func cleanMappings() [][2]uint64 {
 	exe, err := os.Readlink("/proc/self/exe")
 	if err != nil {
-		return
+		return nil
 	}
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
-		return
+		return nil
 	}
 	defer f.Close()
+	var out [][2]uint64
 	var lo, hi uint64
 	clean := false // the current mapping is the binary's, read-only
 	sc := bufio.NewScanner(f)
@@ -49,13 +64,12 @@ func trimStartup() {
 			}
 		case clean && len(fields) >= 2 && fields[0] == "Anonymous:":
 			if fields[1] == "0" {
-				// The range is the kernel's mapping, not Go memory: it
-				// goes to madvise as numbers.
-				_, _, _ = unix.Syscall(unix.SYS_MADVISE, uintptr(lo), uintptr(hi-lo), unix.MADV_DONTNEED)
+				out = append(out, [2]uint64{lo, hi})
 			}
 			clean = false
 		}
 	}
+	return out
 }
 
 // bounds reads a mapping's "start-end" (hexadecimal).
