@@ -5,6 +5,8 @@
 
 import {
   ProtocolError,
+  asProtocolError,
+  badRequest,
   canceledByUser,
   mapChromeError,
   tabGoneTwice,
@@ -45,7 +47,62 @@ export class CdpMethods {
       'cdp.detach': (p) => this.detach(p),
       'cdp.detach_all': async () => ({ tab_ids: await this.detachAll() }),
       'cdp.send': (p) => this.send(p),
+      'cdp.sequence': (p) => this.sequence(p),
     };
+  }
+
+  /**
+   * Runs CDP commands on one tab in order, in one link round trip (each
+   * as cdp.send would). A step that fails, or with stop_on_exception
+   * answers exceptionDetails, ends the run: later steps are skipped, but
+   * those marked always (clean-up) still run.
+   * @returns {Promise<{results: Array<object>}>} per step {result},
+   *   {error} or {skipped: true}
+   */
+  async sequence(p) {
+    const tabId = need.tabId(p);
+    const steps = p.steps;
+    if (!Array.isArray(steps) || steps.length === 0 || steps.length > 16) {
+      throw badRequest('steps must be a list of 1 to 16 CDP commands');
+    }
+    const timeoutMs = need.integer(p, 'timeout_ms', {
+      optional: true,
+      min: 1,
+      max: SEND_TIMEOUT_MAX_MS,
+    });
+    for (const s of steps) {
+      if (s === null || typeof s !== 'object') {
+        throw badRequest('each step must be an object');
+      }
+      need.string(s, 'method');
+      need.object(s, 'params');
+      need.string(s, 'session_id', { optional: true });
+      need.boolean(s, 'always', false);
+      need.boolean(s, 'stop_on_exception', false);
+    }
+    const results = [];
+    let stopped = false;
+    for (const s of steps) {
+      if (stopped && s.always !== true) {
+        results.push({ skipped: true });
+        continue;
+      }
+      try {
+        const result = await this.send({
+          tab_id: tabId,
+          method: s.method,
+          params: s.params ?? {},
+          session_id: s.session_id,
+          timeout_ms: timeoutMs,
+        });
+        results.push({ result });
+        if (s.stop_on_exception && result.exceptionDetails) stopped = true;
+      } catch (err) {
+        results.push({ error: asProtocolError(err, s.method).toJSON() });
+        stopped = true;
+      }
+    }
+    return { results };
   }
 
   async send(p) {

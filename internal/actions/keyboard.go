@@ -70,9 +70,20 @@ const valueStateJS = `function () {
 const refFocusJS = `(el, clear) => Object.assign({el, u: location.href, t: document.title},
   globalThis.__gasolineActions.focusForTyping(el, clear))`
 
-// refAndType types into a ref's field, finding and focusing it in one
-// round trip in the snapshot's world.
+// refAndType types into a ref's field. Text without line breaks goes in
+// one round trip over the extension link (typeSequence); otherwise the
+// field is found and focused in one round trip in the snapshot's world,
+// and each line typed apart (Enter between them in a one-line field).
 func (a *act) refAndType(ctx context.Context, args TypeArgs) error {
+	if args.Text != "" && !strings.ContainsAny(args.Text, "\r\n") {
+		return a.typeSequence(ctx, args)
+	}
+	return a.refFocusAndType(ctx, args)
+}
+
+// refFocusAndType finds and focuses a ref's field in one round trip, then
+// types.
+func (a *act) refFocusAndType(ctx context.Context, args TypeArgs) error {
 	el, o, err := a.refCall(ctx, args.Ref, refFocusJS, asWrapper, args.Clear)
 	if err != nil {
 		return err
@@ -148,11 +159,7 @@ func (a *act) typeFocused(ctx context.Context, el *elem, before typing, text str
 	if err := a.insert(ctx, text, clear, before.Multiline); err != nil {
 		return a.done(err, el.desc, "typed into "+el.desc)
 	}
-	var after struct {
-		V *string `json:"v"`
-		U string  `json:"u"`
-		T string  `json:"t"`
-	}
+	var after typed
 	obj := el.obj
 	if obj == "" {
 		obj = el.wrap
@@ -160,6 +167,18 @@ func (a *act) typeFocused(ctx context.Context, el *elem, before typing, text str
 	if err := callValue(ctx, el.s, jsCall{fn: valueStateJS, object: obj}, &after); err != nil {
 		return err
 	}
+	return a.checkTyped(ctx, el, before, after, text, clear)
+}
+
+// typed is the value read back after typing, with url and title.
+type typed struct {
+	V *string `json:"v"`
+	U string  `json:"u"`
+	T string  `json:"t"`
+}
+
+// checkTyped reports what typing did: the value must have changed.
+func (a *act) checkTyped(ctx context.Context, el *elem, before typing, after typed, text string, clear bool) error {
 	if main, _ := a.isMainWorld(ctx, el); main {
 		a.after = &pageState{URL: after.U, Title: after.T}
 	}

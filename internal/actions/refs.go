@@ -7,6 +7,7 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
@@ -31,6 +32,54 @@ func refJS(fn string) string {
 
 // codeNoHelpers is what refJS throws in a world without the page helpers.
 const codeNoHelpers = "no_helpers"
+
+// codeGone is what refJSStrict throws when the ref's element is gone.
+const codeGone = "ref_gone"
+
+// refJSStrict is refJS for a step of a sequence: an element that is gone
+// is an exception (which ends the sequence), not null.
+func refJSStrict(fn string) string {
+	return `function (n, ...args) {
+  if (!globalThis.__gasolineActions) throw '{"code":"` + codeNoHelpers + `"}';
+  const el = ` + snapshot.ElementJS + `(n);
+  if (!el) throw '{"code":"` + codeGone + `"}';
+  return (` + fn + `)(el, ...args);
+}`
+}
+
+// locatedWorld is a located ref with its session.
+type locatedWorld struct {
+	*snapshot.Located
+	s cdproto.Session
+}
+
+func (a *act) locate(ref string) (*locatedWorld, error) {
+	loc, err := a.e.cfg.Snapshots.Locate(a.tab, ref)
+	if err != nil {
+		return nil, err
+	}
+	return &locatedWorld{Located: loc, s: a.e.session(a.tab, loc.SessionID)}, nil
+}
+
+// value decodes the by-value result of a refJSStrict step: a world that is
+// gone or an element that left the page is a stale ref; what the helpers
+// threw is the tool error they meant.
+func (l *locatedWorld) value(r cdp.StepResult, v any) error {
+	res, err := cdp.ResultOf(runtime.CallFunctionOn, r)
+	switch {
+	case gone(err):
+		return l.Replaced()
+	case err != nil:
+		return err
+	case res.ExceptionDetails != nil:
+		err := thrown(res.ExceptionDetails)
+		if te := (*tools.Error)(nil); errors.As(err, &te) && te.Code == codeGone {
+			return l.Gone()
+		}
+		return err
+	}
+	return decode(res.Result, v)
+}
 
 // refCall runs fn on the element behind ref in one round trip and returns
 // the element (its handle is the result's wrapper when fn answers {el, …})

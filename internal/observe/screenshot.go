@@ -85,19 +85,17 @@ type maskState struct {
 	Count      int    `json:"count"`
 }
 
-// applyMask installs the mask for the built-in and the user's selectors.
-// It fails closed: no mask, no screenshot.
-func applyMask(ctx context.Context, s *cdp.Session, c *mcpserver.Call) (token string, st maskState, err error) {
+// maskScript is the script that installs the mask for the built-in and
+// the user's selectors, and the token that stamps it. It fails closed: no
+// usable policy, no mask, no screenshot.
+func maskScript(c *mcpserver.Call) (script, token string, err error) {
 	user, err := c.MaskSelectors()
 	if err != nil {
-		return "", st, tools.Errorf("redaction_failed", "the screenshot was refused because the redaction policy is not usable (%v); fix it (configure {what:\"redaction\", op:\"get\"} shows the error)", err)
+		return "", "", tools.Errorf("redaction_failed", "the screenshot was refused because the redaction policy is not usable (%v); fix it (configure {what:\"redaction\", op:\"get\"} shows the error)", err)
 	}
 	sels, _ := json.Marshal(append(append([]string(nil), maskSelectors...), user...))
 	token = strconv.FormatInt(time.Now().UnixNano(), 36)
-	if err := evalJSON(ctx, s, fmt.Sprintf(maskOn, sels, maskRule, token), &st); err != nil {
-		return "", st, err
-	}
-	return token, st, nil
+	return fmt.Sprintf(maskOn, sels, maskRule, token), token, nil
 }
 
 const elementRect = `(() => { const e = document.querySelector(%q); if (!e) return null; const r = e.getBoundingClientRect();
@@ -133,28 +131,10 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
-	painting := hold(ctx, s)
-	token, mask, err := applyMask(ctx, s, c)
-	if perr := <-painting; err == nil && perr != nil {
-		err = tabs.ToolError(perr)
-	}
-	var data []byte
-	if err == nil {
-		data, err = captureImage(ctx, s, p)
-	}
-	stopped := release(ctx, s)
-	var held bool
-	uctx, ucancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	herr := evalJSON(uctx, s, fmt.Sprintf(maskHeld, token), &held)
-	ucancel()
-	<-stopped
+	data, mask, err := o.capture(ctx, s, c, p)
+	unlock()
 	if err != nil {
 		return nil, err
-	}
-	if herr != nil || !held {
-		return nil, &tools.Error{Code: "page_changed", Retryable: true,
-			Message: fmt.Sprintf("tab %d changed while the screenshot was taken (the mask over sensitive fields was gone), so it was discarded; retry", tab)}
 	}
 	r := ScreenshotResult{TabID: tab, Format: format, Bytes: len(data), Masked: true, MaskedElements: mask.Count}
 	if cfg, _, err := image.DecodeConfig(bytes.NewReader(data)); err == nil {
