@@ -19,7 +19,7 @@ import { OPS, repeat, runOp, session } from './lib/ops.mjs';
 import { markdown } from './lib/report.mjs';
 import { devtools, gasoline, playwright } from './lib/servers.mjs';
 import { rawcdp } from './lib/rawcdp.mjs';
-import { check, failed, na } from './lib/stats.mjs';
+import { check, failed, na, ok } from './lib/stats.mjs';
 import { serve } from './lib/static.mjs';
 import { browsers, reap } from './lib/procs.mjs';
 
@@ -80,6 +80,14 @@ async function benchDirect(server, ctx) {
       res = failed(err.message);
     }
     row(op.id).cells[server.id] = res.status === 'na' ? na('–') : res;
+  }
+  log(server.label, 'screenshot, same work as Gasoline');
+  try {
+    run.sameWork = ok(
+      await d.sameWork(`${ctx.origin}/pages/form.html`, ctx.n, ctx.warm),
+    );
+  } catch (err) {
+    run.sameWork = failed(err.message);
   }
   ctx.browsers = browsers();
 }

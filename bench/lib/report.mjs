@@ -176,6 +176,23 @@ function issue19(run) {
     '| --- | --- | --- | --- | --- | --- |',
     ...rows.map((r) => `| ${r.join(' | ')} |`),
   ];
+  const same = run.sameWork;
+  if (same) {
+    const v =
+      same.status === 'ok'
+        ? `${ms(same.p50)} / ${ms(same.p95)} ms`
+        : cell(same);
+    const x =
+      same.status === 'ok' && gs != null
+        ? ` (Gasoline ÷ it: ${(gs / same.p50).toFixed(2)}×)`
+        : '';
+    lines.push(
+      '',
+      `Raw CDP doing the screenshot's work as Gasoline must — a background tab held painting by a ` +
+        `screencast, the mask over sensitive fields installed before the capture and checked and ` +
+        `removed after — p50 / p95: ${v}${x}. The raw CDP column captures an unchanged visible tab.`,
+    );
+  }
   return lines.join('\n');
 }
 

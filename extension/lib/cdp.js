@@ -53,9 +53,10 @@ export class CdpMethods {
 
   /**
    * Runs CDP commands on one tab in order, in one link round trip (each
-   * as cdp.send would). A step that fails, or with stop_on_exception
-   * answers exceptionDetails, ends the run: later steps are skipped, but
-   * those marked always (clean-up) still run.
+   * as cdp.send would). A step with overlap is sent together with the next
+   * one, and both are awaited before the step after. A step that fails, or
+   * with stop_on_exception answers exceptionDetails, ends the run: later
+   * steps are skipped, but those marked always (clean-up) still run.
    * @returns {Promise<{results: Array<object>}>} per step {result},
    *   {error} or {skipped: true}
    */
@@ -77,16 +78,11 @@ export class CdpMethods {
       need.string(s, 'method');
       need.object(s, 'params');
       need.string(s, 'session_id', { optional: true });
-      need.boolean(s, 'always', false);
-      need.boolean(s, 'stop_on_exception', false);
-    }
-    const results = [];
-    let stopped = false;
-    for (const s of steps) {
-      if (stopped && s.always !== true) {
-        results.push({ skipped: true });
-        continue;
+      for (const flag of ['always', 'stop_on_exception', 'overlap']) {
+        need.boolean(s, flag, false);
       }
+    }
+    const run = async (s) => {
       try {
         const result = await this.send({
           tab_id: tabId,
@@ -95,11 +91,27 @@ export class CdpMethods {
           session_id: s.session_id,
           timeout_ms: timeoutMs,
         });
-        results.push({ result });
-        if (s.stop_on_exception && result.exceptionDetails) stopped = true;
+        const threw = s.stop_on_exception && !!result.exceptionDetails;
+        return { out: { result }, failed: threw };
       } catch (err) {
-        results.push({ error: asProtocolError(err, s.method).toJSON() });
-        stopped = true;
+        return {
+          out: { error: asProtocolError(err, s.method).toJSON() },
+          failed: true,
+        };
+      }
+    };
+    const results = [];
+    let stopped = false;
+    const runs = (s) => !stopped || s.always === true;
+    for (let i = 0; i < steps.length; i++) {
+      const batch = [steps[i]];
+      if (steps[i].overlap && i + 1 < steps.length) batch.push(steps[++i]);
+      const done = await Promise.all(
+        batch.map((s) => (runs(s) ? run(s) : null)),
+      );
+      for (const d of done) {
+        results.push(d ? d.out : { skipped: true });
+        if (d?.failed) stopped = true;
       }
     }
     return { results };

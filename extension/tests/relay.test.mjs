@@ -374,3 +374,34 @@ test('cdp.sequence refuses malformed steps before running any', async () => {
   }
   assert.equal(count(c.calls, 'send'), 0);
 });
+
+test('cdp.sequence sends an overlap step with the next one', async () => {
+  const { c, relay } = setup();
+  let release;
+  const held = new Promise((r) => (release = r));
+  c.sendHooks.push((t, m) => (m === 'Page.startScreencast' ? held : undefined));
+  const done = relay.handle('cdp.sequence', {
+    tab_id: 5,
+    steps: [
+      { method: 'Page.startScreencast', overlap: true },
+      { method: 'Runtime.evaluate', params: { expression: 'mask' } },
+      { method: 'Runtime.evaluate', params: { expression: 'after' } },
+    ],
+  });
+  const sent = () => c.calls.filter((x) => x[0] === 'send').map((x) => x[2]);
+  for (let i = 0; i < 20 && !sent().includes('Runtime.evaluate'); i++) {
+    await new Promise((r) => setImmediate(r));
+  }
+  assert.deepEqual(
+    sent().slice(-2),
+    ['Page.startScreencast', 'Runtime.evaluate'],
+    'the next step went out before the overlap step answered',
+  );
+  release({});
+  const r = await done;
+  assert.deepEqual(
+    r.results.map((x) => Object.keys(x)[0]),
+    ['result', 'result', 'result'],
+  );
+  assert.equal(r.results[2].result.result.value, 'after');
+});

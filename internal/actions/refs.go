@@ -85,11 +85,11 @@ func (l *locatedWorld) value(r cdp.StepResult, v any) error {
 // the element (its handle is the result's wrapper when fn answers {el, …})
 // and the result.
 func (a *act) refCall(ctx context.Context, ref, fn string, mode resultMode, args ...any) (*elem, *runtime.RemoteObject, error) {
-	loc, err := a.e.cfg.Snapshots.Locate(a.tab, ref)
+	loc, err := a.locate(ref)
 	if err != nil {
 		return nil, nil, err
 	}
-	s := a.e.session(a.tab, loc.SessionID)
+	s := loc.s
 	c := jsCall{fn: refJS(fn), context: loc.Context, args: append([]any{loc.N}, args...)}
 	o, err := call(ctx, s, c, mode)
 	if te := (*tools.Error)(nil); errors.As(err, &te) && te.Code == codeNoHelpers {

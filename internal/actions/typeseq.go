@@ -48,9 +48,12 @@ func (a *act) typeSequenceOnce(ctx context.Context, args TypeArgs) error {
 	if err != nil {
 		return err
 	}
+	el := &elem{sid: loc.SessionID, s: loc.s, frame: loc.FrameID, ec: loc.Context, desc: loc.Desc}
 	seq, ok := loc.s.(sequencer)
-	if !ok {
-		return a.refFocusAndType(ctx, args) // a session that cannot sequence
+	if main, _ := a.isMainWorld(ctx, el); !ok || !main {
+		// A session that cannot sequence, or a field in a frame: url and
+		// title before the typing must then be read apart, first.
+		return a.refFocusAndType(ctx, args)
 	}
 	call := func(fn string, args ...any) cdp.Step {
 		yes := true
@@ -77,7 +80,6 @@ func (a *act) typeSequenceOnce(ctx context.Context, args TypeArgs) error {
 	if err != nil {
 		return err
 	}
-	el := &elem{sid: loc.SessionID, s: loc.s, frame: loc.FrameID, ec: loc.Context, desc: loc.Desc}
 	var before typing
 	if err := loc.value(res[0], &before); err != nil {
 		return err

@@ -20,6 +20,9 @@ type Step struct {
 	// StopOnException ends the sequence when the step answers
 	// exceptionDetails (a page script that threw), as if it had failed.
 	StopOnException bool
+	// Overlap sends the next step without waiting for this one; both are
+	// awaited before the step after them.
+	Overlap bool
 }
 
 // NewStep is a Step of a typed command (page.CaptureScreenshot, …).
@@ -65,6 +68,7 @@ type seqStep struct {
 	SessionID       string          `json:"session_id,omitempty"`
 	Always          bool            `json:"always,omitempty"`
 	StopOnException bool            `json:"stop_on_exception,omitempty"`
+	Overlap         bool            `json:"overlap,omitempty"`
 }
 
 type seqParams struct {
@@ -96,7 +100,8 @@ func (s *Session) Sequence(ctx context.Context, steps ...Step) ([]StepResult, er
 			}
 			raw = b
 		}
-		p.Steps[i] = seqStep{Method: st.Method, Params: raw, SessionID: s.sessionID, Always: st.Always, StopOnException: st.StopOnException}
+		p.Steps[i] = seqStep{Method: st.Method, Params: raw, SessionID: s.sessionID, Always: st.Always,
+			StopOnException: st.StopOnException, Overlap: st.Overlap}
 	}
 	res, err := s.caller.Call(ctx, "cdp.sequence", p)
 	if err != nil {

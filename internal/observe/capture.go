@@ -63,11 +63,11 @@ func (l *shotLocks) lock(ctx context.Context, tab int) (unlock func(), err error
 }
 
 // capture takes the screenshot in one round trip over the extension link
-// (cdp.sequence), in this order: install the mask over sensitive fields;
-// hold the tab painting; capture; check that the mask held (a navigation
-// or the page may have removed it) and remove it; release the hold. The
-// last two run even when an earlier step failed. No mask, or a mask that
-// did not hold, and the image is discarded.
+// (cdp.sequence): install the mask over sensitive fields and, at the same
+// time, hold the tab painting; capture; check that the mask held (a
+// navigation or the page may have removed it) and remove it while the
+// hold is released. The last two run even when an earlier step failed.
+// No mask, or a mask that did not hold, and the image is discarded.
 func (o *Observer) capture(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams) ([]byte, maskState, error) {
 	var mask maskState
 	script, token, err := maskScript(c)
@@ -80,10 +80,10 @@ func (o *Observer) capture(ctx context.Context, s *cdp.Session, c *mcpserver.Cal
 	}
 	gctx, opened := dialogGuard(ctx, s)
 	res, err := s.Sequence(gctx,
-		cdp.Step{Method: runtime.Evaluate.Method, Params: eval(script), StopOnException: true},
+		cdp.Step{Method: runtime.Evaluate.Method, Params: eval(script), StopOnException: true, Overlap: true},
 		cdp.NewStep(page.StartScreencast, holdParams),
 		cdp.NewStep(page.CaptureScreenshot, p),
-		cdp.Step{Method: runtime.Evaluate.Method, Params: eval(fmt.Sprintf(maskHeld, token)), Always: true},
+		cdp.Step{Method: runtime.Evaluate.Method, Params: eval(fmt.Sprintf(maskHeld, token)), Always: true, Overlap: true},
 		cdp.Step{Method: page.StopScreencast.Method, Always: true})
 	if opened() {
 		return nil, mask, dialogBlocks(s.TabID())
