@@ -75,7 +75,7 @@ const refFocusJS = `(el, clear) => Object.assign({el, u: location.href, t: docum
 // field is found and focused in one round trip in the snapshot's world,
 // and each line typed apart (Enter between them in a one-line field).
 func (a *act) refAndType(ctx context.Context, args TypeArgs) error {
-	if args.Text != "" && !strings.ContainsAny(args.Text, "\r\n") {
+	if oneLine(args.Text) {
 		return a.typeSequence(ctx, args)
 	}
 	return a.refFocusAndType(ctx, args)
@@ -96,6 +96,9 @@ func (a *act) refFocusAndType(ctx context.Context, args TypeArgs) error {
 	return a.typeFocused(ctx, el, t, args.Text, args.Clear)
 }
 
+// oneLine reports text that types in one Input.insertText (typeSteps).
+func oneLine(text string) bool { return text != "" && !strings.ContainsAny(text, "\r\n") }
+
 // findFocusJS finds a field and focuses it for typing in one call.
 const findFocusJS = `function (q, clear) {
   const G = globalThis.__gasolineActions;
@@ -110,6 +113,12 @@ func (a *act) findAndType(ctx context.Context, args TypeArgs) error {
 	sel, err := ParseSelector(args.Selector)
 	if err != nil {
 		return errorf(CodeInvalidTarget, "selector %q: %v", args.Selector, err)
+	}
+	if args.Frame == "" && oneLine(args.Text) {
+		q := query{Selector: sel, Text: args.Selector}
+		if done, err := a.typeSelectorSequence(ctx, args, q); done {
+			return err
+		}
 	}
 	for try := 0; ; try++ {
 		sid, frame := "", cdproto.FrameID("")

@@ -12,23 +12,64 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
+// Typing in one round trip over the extension link (cdp.sequence): focus
+// the field and read its value, url and title; Input.insertText; read the
+// value back. A field that is gone, missing or refuses text ends the
+// sequence before anything is typed. Used for text without line breaks
+// into a field of the main frame (elsewhere url and title before the
+// typing must be read apart, first); other typing goes step by step.
+
+// sequencer runs CDP commands in one round trip (*cdp.Session does).
+type sequencer interface {
+	Sequence(ctx context.Context, steps ...cdp.Step) ([]cdp.StepResult, error)
+}
+
 // refReadJS reads a ref's field back after typing (refJS finds it).
 const refReadJS = `(el) => ({v: globalThis.__gasolineActions.value(el), u: location.href, t: document.title})`
 
-// typeSequence types text (no line breaks) into a ref's field in one round
-// trip over the extension link: focus the field in the snapshot's world
-// (reading its value, url and title), Input.insertText, read the value
-// back. A field that is gone or refuses the focus ends the sequence before
-// anything is typed.
+// findFocusKeepJS is findFocusJS for a sequence: the field is kept in the
+// world (the page cannot see it) for keptReadJS to read back.
+const findFocusKeepJS = `function (q, clear) {
+  const G = globalThis.__gasolineActions;
+  const el = G.find(q, true);
+  globalThis.__gasolineTyped = el;
+  return Object.assign({u: location.href, t: document.title}, G.focusForTyping(el, clear));
+}`
+
+const keptReadJS = `function () {
+  const el = globalThis.__gasolineTyped;
+  globalThis.__gasolineTyped = null;
+  return {v: globalThis.__gasolineActions.value(el), u: location.href, t: document.title};
+}`
+
+// typeStep is one by-value Runtime.callFunctionOn of a typing sequence.
+func typeStep(ec runtime.ExecutionContextID, fn string, args ...any) cdp.Step {
+	yes := true
+	p := runtime.CallFunctionOnParams{FunctionDeclaration: fn, ExecutionContextID: ec, ReturnByValue: &yes, ObjectGroup: objectGroup}
+	for _, v := range args {
+		b, _ := jsonv2.Marshal(v)
+		p.Arguments = append(p.Arguments, &runtime.CallArgument{Value: jsonv2.Value(b)})
+	}
+	return cdp.Step{Method: runtime.CallFunctionOn.Method, Params: p, StopOnException: true}
+}
+
+// typeSequence types into a ref's field (a ref in the snapshot's world).
 func (a *act) typeSequence(ctx context.Context, args TypeArgs) error {
 	for try := 0; ; try++ {
-		err := a.typeSequenceOnce(ctx, args)
+		loc, err := a.locate(args.Ref)
+		if err != nil {
+			return err
+		}
+		el := &elem{sid: loc.SessionID, s: loc.s, frame: loc.FrameID, ec: loc.Context, desc: loc.Desc}
+		seq, ok := a.sequencer(ctx, el)
+		if !ok {
+			return a.refFocusAndType(ctx, args)
+		}
+		err = a.typeSteps(ctx, seq, el, args, loc.value,
+			typeStep(loc.Context, refJSStrict(refFocusJS), loc.N, args.Clear),
+			typeStep(loc.Context, refJSStrict(refReadJS), loc.N))
 		var te *tools.Error
 		if try == 0 && errors.As(err, &te) && te.Code == codeNoHelpers {
-			var loc *locatedWorld
-			if loc, err = a.locate(args.Ref); err != nil {
-				return err
-			}
 			if err = a.install(ctx, loc.s, loc.Context); err != nil {
 				return err
 			}
@@ -38,50 +79,54 @@ func (a *act) typeSequence(ctx context.Context, args TypeArgs) error {
 	}
 }
 
-// sequencer runs CDP commands in one round trip (*cdp.Session does).
-type sequencer interface {
-	Sequence(ctx context.Context, steps ...cdp.Step) ([]cdp.StepResult, error)
+// typeSelectorSequence types into the field a selector names in the main
+// frame (found in the actions' world); it reports false when it cannot.
+func (a *act) typeSelectorSequence(ctx context.Context, args TypeArgs, q query) (bool, error) {
+	for try := 0; ; try++ {
+		ec, frame, err := a.world(ctx, "", "")
+		if err != nil {
+			return true, err
+		}
+		el := &elem{s: a.s, frame: frame, ec: ec}
+		seq, ok := a.sequencer(ctx, el)
+		if !ok {
+			return false, nil
+		}
+		err = a.typeSteps(ctx, seq, el, args, byValueOf,
+			typeStep(ec, findFocusKeepJS, q, args.Clear), typeStep(ec, keptReadJS))
+		if errors.Is(err, errWorldGone) && try == 0 {
+			a.forgetAll()
+			continue
+		}
+		return true, err
+	}
 }
 
-func (a *act) typeSequenceOnce(ctx context.Context, args TypeArgs) error {
-	loc, err := a.locate(args.Ref)
-	if err != nil {
-		return err
-	}
-	el := &elem{sid: loc.SessionID, s: loc.s, frame: loc.FrameID, ec: loc.Context, desc: loc.Desc}
-	seq, ok := loc.s.(sequencer)
-	if main, _ := a.isMainWorld(ctx, el); !ok || !main {
-		// A session that cannot sequence, or a field in a frame: url and
-		// title before the typing must then be read apart, first.
-		return a.refFocusAndType(ctx, args)
-	}
-	call := func(fn string, args ...any) cdp.Step {
-		yes := true
-		p := runtime.CallFunctionOnParams{FunctionDeclaration: refJSStrict(fn), ExecutionContextID: loc.Context,
-			ReturnByValue: &yes, ObjectGroup: objectGroup}
-		for _, v := range append([]any{loc.N}, args...) {
-			b, _ := jsonv2.Marshal(v)
-			p.Arguments = append(p.Arguments, &runtime.CallArgument{Value: jsonv2.Value(b)})
-		}
-		return cdp.Step{Method: runtime.CallFunctionOn.Method, Params: p, StopOnException: true}
-	}
+// sequencer reports whether el's field can be typed in one sequence: its
+// session runs them and it is in the main frame.
+func (a *act) sequencer(ctx context.Context, el *elem) (sequencer, bool) {
+	seq, ok := el.s.(sequencer)
+	main, _ := a.isMainWorld(ctx, el)
+	return seq, ok && main
+}
+
+// typeSteps runs focus, Input.insertText and read as one sequence and
+// reports the typing; value decodes a focus or read step.
+func (a *act) typeSteps(ctx context.Context, seq sequencer, el *elem, args TypeArgs, value func(cdp.StepResult, any) error, focus, read cdp.Step) error {
 	var res []cdp.StepResult
-	err = a.blocking(ctx, func(ctx context.Context) error {
+	err := a.blocking(ctx, func(ctx context.Context) error {
 		var err error
-		res, err = seq.Sequence(ctx,
-			call(refFocusJS, args.Clear),
-			cdp.NewStep(input.InsertText, input.InsertTextParams{Text: args.Text}),
-			call(refReadJS))
+		res, err = seq.Sequence(ctx, focus, cdp.NewStep(input.InsertText, input.InsertTextParams{Text: args.Text}), read)
 		return err
 	})
-	if errors.Is(err, errDialogOpened) { // the page reacted to the typing with a dialog
-		return a.done(err, loc.Desc, "typed into "+loc.Desc)
+	if errors.Is(err, errDialogOpened) { // the page answered the typing with a dialog
+		return a.done(err, el.desc, "typed into "+cmpOr(el.desc, args.Target.String()))
 	}
 	if err != nil {
 		return err
 	}
 	var before typing
-	if err := loc.value(res[0], &before); err != nil {
+	if err := value(res[0], &before); err != nil {
 		return err
 	}
 	a.sawBefore(ctx, el, before.U, before.T)
@@ -91,8 +136,22 @@ func (a *act) typeSequenceOnce(ctx context.Context, args TypeArgs) error {
 		return a.done(err, el.desc, "typed into "+el.desc)
 	}
 	var after typed
-	if err := loc.value(res[2], &after); err != nil {
+	if err := value(res[2], &after); err != nil {
 		return err
 	}
 	return a.checkTyped(ctx, el, before, after, args.Text, args.Clear)
+}
+
+// byValueOf decodes a by-value callFunctionOn step in the actions' world.
+func byValueOf(r cdp.StepResult, v any) error {
+	res, err := cdp.ResultOf(runtime.CallFunctionOn, r)
+	switch {
+	case gone(err):
+		return errWorldGone
+	case err != nil:
+		return err
+	case res.ExceptionDetails != nil:
+		return thrown(res.ExceptionDetails)
+	}
+	return decode(res.Result, v)
 }
