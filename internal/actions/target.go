@@ -209,7 +209,10 @@ const findPrepJS = `function (q, strict, o) {
 // resolvePrep resolves a target and prepares it (prepare): for a selector
 // in one round trip.
 func (a *act) resolvePrep(ctx context.Context, t Target, strict, point bool) (*elem, prep, error) {
-	if t.Ref != "" || t.Selector == "" {
+	if t.Ref != "" {
+		return a.refPrep(ctx, t.Ref, point)
+	}
+	if t.Selector == "" {
 		el, err := a.resolve(ctx, t, strict)
 		if err != nil {
 			return nil, prep{}, err
@@ -258,6 +261,28 @@ func (a *act) findPrep(ctx context.Context, t Target, strict, point bool) (*elem
 	return el, p, a.afterPrep(ctx, p, point)
 }
 
+// refPrepJS prepares a ref's element (refJS finds it).
+const refPrepJS = `(el, o) => Object.assign({el}, globalThis.__gasolineActions.prepare(el, o))`
+
+// refPrep resolves a ref and prepares its element in one round trip in the
+// snapshot's world.
+func (a *act) refPrep(ctx context.Context, ref string, point bool) (*elem, prep, error) {
+	el, o, err := a.refCall(ctx, ref, refPrepJS, asWrapper, prepOpts(point))
+	if err != nil {
+		return nil, prep{}, err
+	}
+	var p prep
+	if el.backend, err = deepInto(o.DeepSerializedValue, &p); err != nil {
+		return nil, p, err
+	}
+	if p.Desc != "" {
+		el.desc = p.Desc
+	}
+	a.sawBefore(ctx, el, p.U, p.T)
+	return el, p, a.afterPrep(ctx, p, point)
+}
+
 // lazyProbe reports a target whose first step reads the before probe
-// itself: a selector in the main frame.
-func lazyProbe(t Target) bool { return t.Ref == "" && t.Selector != "" && t.Frame == "" }
+// itself (url and title, in the main frame): a ref (refCall), or a
+// selector in the main frame. Elsewhere settle reads it when needed.
+func lazyProbe(t Target) bool { return t.Ref != "" || t.Selector != "" && t.Frame == "" }
