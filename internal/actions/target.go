@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
 // Target is where an action acts: a ref from the latest snapshot, else a
@@ -165,9 +165,9 @@ func (a *act) callEl(ctx context.Context, el *elem, fn string, out any, args ...
 	if err := a.handle(ctx, el); err != nil {
 		return err
 	}
-	c := jsCall{fn: fn, object: el.obj, args: args}
+	c := jsCall{fn: withHelpers(fn), object: el.obj, args: args}
 	err := callValue(ctx, el.s, c, out)
-	if err != nil && strings.Contains(err.Error(), "__gasolineActions") {
+	if te := (*tools.Error)(nil); errors.As(err, &te) && te.Code == codeNoHelpers {
 		inst := jsCall{fn: "function () {" + pageJS + ";\n" + formsJS + "}", object: el.obj}
 		if _, ierr := call(ctx, el.s, inst, byValue); ierr != nil {
 			return ierr
@@ -175,6 +175,16 @@ func (a *act) callEl(ctx context.Context, el *elem, fn string, out any, args ...
 		err = callValue(ctx, el.s, c, out)
 	}
 	return err
+}
+
+// withHelpers wraps a helper call (a function run on an element) so that
+// a world without the page helpers answers the structured no_helpers
+// error, which callEl branches on, instead of a TypeError.
+func withHelpers(fn string) string {
+	return `function (...args) {
+  if (!globalThis.__gasolineActions) throw '{"code":"` + codeNoHelpers + `"}';
+  return (` + fn + `).apply(this, args);
+}`
 }
 
 // handleOf runs a helper on the element that returns another element and
