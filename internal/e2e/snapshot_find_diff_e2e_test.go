@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // TestE2ESnapshotFindDiff: snapshot search and snapshot diffs over MCP on
@@ -23,8 +25,10 @@ func TestE2ESnapshotFindDiff(t *testing.T) {
 	}
 
 	found := x.observe("snapshot", map[string]any{"find": "Tool 40"})
-	assert.Equal(t, head(1, "find \"Tool 40\": 1 of 845 lines match")+
-		"main\n region \"Tools\" [e429]\n  list\n   button \"Tool 40\" [e470]\n", found.Text)
+	assert.True(t, strings.HasPrefix(found.Text, "Gasoline left out 1 passage(s) of page text no person can see (hidden_dropped).\n"),
+		"the page's sr-only paragraph is left out and said so: %s", found.Text)
+	assert.Equal(t, head(1, "find \"Tool 40\": 1 of 844 lines match")+
+		"main\n region \"Tools\" [e429]\n  list\n   button \"Tool 40\" [e470]\n", body(t, found))
 	assert.Equal(t, 1.0, found.Data["matches"])
 	assert.LessOrEqual(t, answerBytes(t, found), 2048)
 
@@ -35,18 +39,18 @@ func TestE2ESnapshotFindDiff(t *testing.T) {
 	assert.Equal(t, head(2, "diff since snapshot 1: 1 changed, 0 added, 0 removed")+
 		"@ main > region \"Tools\" [e429] > list\n"+
 		"~ button \"Tool 40\" [pressed] [focused] [e470]\n"+
-		"  was: button \"Tool 40\" [e470]\n", changed.Text)
+		"  was: button \"Tool 40\" [e470]\n", body(t, changed))
 	assert.Equal(t, map[string]any{"since": 1.0, "changed": 1.0, "added": 0.0, "removed": 0.0}, changed.Data["diff"])
 	assert.LessOrEqual(t, answerBytes(t, changed), 2048)
 
 	same := x.observe("snapshot", map[string]any{"diff": true})
-	assert.Equal(t, head(3, "diff since snapshot 2: 0 changed, 0 added, 0 removed")+"no change\n", same.Text)
+	assert.Equal(t, head(3, "diff since snapshot 2: 0 changed, 0 added, 0 removed")+"no change\n", body(t, same))
 
 	t.Run("role queries", func(t *testing.T) {
 		r := x.observe("snapshot", map[string]any{"find": `role=button[name="Tool 4"]`})
-		assert.True(t, strings.HasSuffix(r.Text, "\nmain\n region \"Tools\" [e429]\n  list\n   button \"Tool 4\" [e434]\n"), r.Text)
+		assert.True(t, strings.HasSuffix(body(t, r), "\nmain\n region \"Tools\" [e429]\n  list\n   button \"Tool 4\" [e434]\n"), r.Text)
 		r = x.observe("snapshot", map[string]any{"find": `role=checkbox`})
-		assert.True(t, strings.HasSuffix(r.Text, "\nmain\n region \"Recent orders\" [e83]\n  checkbox \"Only mine\" [e87]\n"+
+		assert.True(t, strings.HasSuffix(body(t, r), "\nmain\n region \"Recent orders\" [e83]\n  checkbox \"Only mine\" [e87]\n"+
 			" region \"Newsletter\" [e491]\n  checkbox \"I accept the terms\" [e494]\n"), r.Text)
 		assert.Equal(t, 2.0, r.Data["matches"])
 	})
@@ -79,9 +83,17 @@ func TestE2ESnapshotFindDiff(t *testing.T) {
 	t.Run("after a navigation, the whole snapshot", func(t *testing.T) {
 		x.act("navigate", map[string]any{"url": url + "?again"})
 		r := x.observe("snapshot", map[string]any{"diff": true})
-		assert.Contains(t, strings.SplitN(r.Text, "\n", 2)[0], "the tab navigated since snapshot")
-		assert.True(t, strings.Contains(r.Text, "\n   button \"Tool 40\" ["), "the whole snapshot has the tools")
+		assert.Contains(t, strings.SplitN(body(t, r), "\n", 2)[0], "the tab navigated since snapshot")
+		assert.True(t, strings.Contains(body(t, r), "\n   button \"Tool 40\" ["), "the whole snapshot has the tools")
 	})
+}
+
+// body is the page text of an answer, inside its fence.
+func body(t *testing.T, a answer) string {
+	t.Helper()
+	b, ok := untrusted.Body(a.Text)
+	require.True(t, ok, "page text is fenced: %s", a.Text)
+	return b + "\n" // the fence's own line break ends the body
 }
 
 // answerBytes is the size of an answer as the client receives it: the JSON
