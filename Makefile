@@ -11,7 +11,7 @@ CHROMIUM ?= /usr/lib/chromium/chromium
 all: build
 
 build:
-	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/gasoline-host ./host
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/gasoline-host ./host
 
 vet:
 	$(GO) vet ./...

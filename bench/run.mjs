@@ -18,13 +18,14 @@ import { bytes, connect } from './lib/mcp.mjs';
 import { OPS, repeat, runOp, session } from './lib/ops.mjs';
 import { markdown } from './lib/report.mjs';
 import { devtools, gasoline, playwright } from './lib/servers.mjs';
-import { check, failed } from './lib/stats.mjs';
+import { rawcdp } from './lib/rawcdp.mjs';
+import { check, failed, na, ok } from './lib/stats.mjs';
 import { serve } from './lib/static.mjs';
 import { browsers, reap } from './lib/procs.mjs';
 
 const HERE = import.meta.dirname;
 const REPO = path.resolve(HERE, '..');
-const SERVERS = [gasoline, playwright, devtools];
+const SERVERS = [gasoline, playwright, devtools, rawcdp];
 
 const { values: opt } = parseArgs({
   options: {
@@ -60,7 +61,39 @@ async function servedModes(s) {
   return out;
 }
 
+// benchDirect runs the ops a direct (non-MCP) server serves: the raw CDP
+// floor.
+async function benchDirect(server, ctx) {
+  const d = await server.start(ctx.tmp);
+  ctx.cleanup.push(() => d.stop());
+  const s = session(server, d.client);
+  const available = new Set(
+    Object.values(server.tools).map((f) => f({}, 'x', 'x', 'x')[0]),
+  );
+  for (const r of run.rows) r.cells[server.id] = na('not an MCP server');
+  for (const op of OPS) {
+    log(server.label, op.label);
+    let res;
+    try {
+      res = await runOp(op, s, ctx, available);
+    } catch (err) {
+      res = failed(err.message);
+    }
+    row(op.id).cells[server.id] = res.status === 'na' ? na('–') : res;
+  }
+  log(server.label, 'screenshot, same work as Gasoline');
+  try {
+    run.sameWork = ok(
+      await d.sameWork(`${ctx.origin}/pages/form.html`, ctx.n, ctx.warm),
+    );
+  } catch (err) {
+    run.sameWork = failed(err.message);
+  }
+  ctx.browsers = browsers();
+}
+
 async function bench(server, ctx) {
+  if (server.direct) return benchDirect(server, ctx);
   let chain;
   if (server === gasoline) {
     chain = await gas.start({ repo: REPO, tmp: ctx.tmp });
@@ -120,6 +153,7 @@ async function bench(server, ctx) {
       },
     );
     const m = memory(chain, c.pid);
+    run.hostRSS = m.host;
     run.memory.push(
       ['Gasoline daemon', m.daemon],
       [`Gasoline native host (${m.hostCount} process)`, m.host],

@@ -27,6 +27,7 @@ export function session(server, client) {
 
 // key names what an op needs: a tool name, or "tool.mode" for Gasoline.
 export function key(server, op) {
+  if (!server.tools[op]) return `${op} (no such tool)`;
   const [name, args] = server.tools[op]({ pageId: 0 }, 'x', 'x', 'x');
   return args?.what ? `${name}.${args.what}` : name;
 }
@@ -51,6 +52,7 @@ const seen = (r) =>
 export async function repeat(n, warm, fn) {
   const ms = [];
   const bytes = [];
+  const texts = [];
   let note;
   for (let i = 0; i < warm + n; i++) {
     let r;
@@ -63,10 +65,11 @@ export async function repeat(n, warm, fn) {
     if (i >= warm) {
       ms.push(r.ms);
       if (r.bytes != null) bytes.push(r.bytes);
+      if (r.text != null) texts.push(r.text);
       note = r.note ?? note;
     }
   }
-  return ok(ms, bytes, note);
+  return ok(ms, bytes, note, texts);
 }
 
 async function open(s, url) {
@@ -94,6 +97,62 @@ const BIG = `(() => { const s = ${JSON.stringify(SECRETS)}; let out = '';
   for (let i = 0; out.length < 100000; i++)
     out += 'row ' + i + ' lorem ipsum dolor sit amet ' + (i % 40 === 0 ? s[i % 3] + ' ' : '');
   return out; })()`;
+
+const textBytes = (r) => Buffer.byteLength(text(r.result));
+
+// The large page's toolbar: Tool 40 toggles aria-pressed when clicked.
+const TOOL = 'Tool 40';
+const PRESSED =
+  "document.querySelectorAll('.tool')[39].getAttribute('aria-pressed')";
+
+// clickTool clicks ref (the button "Tool 40") and checks that the page saw
+// it: aria-pressed flipped.
+async function clickTool(s, ref) {
+  const was = await s.value(PRESSED);
+  const c = await s.op('click', ref, `${TOOL} button`);
+  succeeded(c, `click ${ref}`);
+  const now = await s.value(PRESSED);
+  check(now !== was, `clicking ${ref} left aria-pressed at ${now}`);
+}
+
+// findOp: search the large page's snapshot for "Tool 40"; the answer's ref
+// is clicked (untimed) to show it is usable at once.
+const findOp = {
+  id: 'find',
+  label: `find "${TOOL}" (large), ref clicked`,
+  uses: ['navigate', 'find', 'click', 'evaluate'],
+  before: (s, ctx) => open(s, `${ctx.origin}/pages/large.html`),
+  async run(s) {
+    const r = await s.op('find', TOOL);
+    succeeded(r, 'find');
+    const ref = s.server.ref(text(r.result), 'button', TOOL);
+    check(ref, `no ref for button "${TOOL}" in the find answer`);
+    await clickTool(s, ref);
+    return { ...r, text: textBytes(r) };
+  },
+};
+
+// diffOp: click "Tool 40" (untimed), then ask what changed.
+const diffOp = {
+  id: 'diff',
+  label: `diff after a click (large)`,
+  uses: ['navigate', 'snapshot', 'click', 'evaluate', 'diff'],
+  async before(s, ctx) {
+    await open(s, `${ctx.origin}/pages/large.html`);
+    s.ref = await refOf(s, 'button', TOOL);
+  },
+  async run(s) {
+    await clickTool(s, s.ref);
+    const r = await s.op('diff');
+    succeeded(r, 'diff');
+    check(
+      text(r.result).includes(`button "${TOOL}" [pressed]`) ||
+        text(r.result).includes(`was: button "${TOOL}" [pressed]`),
+      `the diff does not show button "${TOOL}" toggling`,
+    );
+    return { ...r, text: textBytes(r) };
+  },
+};
 
 // OPS: id, label, the bench operations it uses, and run(s, ctx, i).
 export const OPS = [
@@ -203,6 +262,8 @@ export const OPS = [
     before: (s, ctx) => openErrors(s, ctx, 'network', 'missing-endpoint.json'),
     run: (s) => listed(s, 'network', 'missing-endpoint.json'),
   },
+  findOp,
+  diffOp,
   {
     id: 'redact',
     label: 'evaluate 100 KB w/ secrets',
@@ -238,7 +299,7 @@ function snapshotOp(id, label, path, name) {
       const r = await s.op('snapshot');
       succeeded(r, 'snapshot');
       check(seen(r).includes(name), `button "${name}" not in the snapshot`);
-      return r;
+      return { ...r, text: textBytes(r) };
     },
   };
 }

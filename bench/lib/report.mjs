@@ -9,7 +9,7 @@ const esc = (s) => String(s).replaceAll('|', '\\|').replace(/\s+/g, ' ');
 
 function cell(r, what) {
   if (!r) return '–';
-  if (r.status === 'na') return `n/a (${esc(r.why)})`;
+  if (r.status === 'na') return r.why === '–' ? '–' : `n/a (${esc(r.why)})`;
   if (r.status === 'failed') return `FAILED (${esc(r.why)})`;
   const note = r.note ? ` — ${esc(r.note)}` : '';
   if (what === 'bytes')
@@ -100,6 +100,105 @@ function goals(run) {
   return lines.join('\n');
 }
 
+// issue19 is the table issue 19 must hold in one run, side by side.
+function issue19(run) {
+  const c = (id, server) => run.rows.find((r) => r.id === id)?.cells[server];
+  const v = (r, f) => (r?.status === 'ok' ? r[f] : null);
+  const msOf = (r) => (v(r, 'p50') == null ? shown(r) : `${ms(r.p50)} ms`);
+  const bOf = (r, f) => (v(r, f) == null ? shown(r) : kib(r[f]));
+  const shot = ['gasoline', 'playwright', 'rawcdp'].map((s) =>
+    c('screenshot', s),
+  );
+  const snap = ['gasoline', 'playwright'].map((s) => c('snapshot_large', s));
+  const type = ['gasoline', 'playwright'].map((s) => c('type', s));
+  const find = ['gasoline', 'playwright'].map((s) => c('find', s));
+  const diff = c('diff', 'gasoline');
+  const [gs, ps, rs] = shot.map((r) => v(r, 'p50'));
+  const shotCap = rs != null && ps != null ? Math.min(1.25 * rs, ps) : null;
+  const [gt, pt] = snap.map((r) => v(r, 'text'));
+  const [gy, py] = type.map((r) => v(r, 'p50'));
+  const gf = v(find[0], 'bytes');
+  const gd = v(diff, 'bytes');
+  const rss = run.hostRSS;
+  const met = (x) => (x == null ? '–' : x ? 'yes' : '**no**');
+  const rows = [
+    [
+      'screenshot, viewport PNG (p50)',
+      msOf(shot[0]),
+      msOf(shot[1]),
+      msOf(shot[2]),
+      `≤ 1.25× raw CDP and ≤ Playwright MCP (${shotCap == null ? '–' : `${ms(shotCap)} ms`})`,
+      met(gs == null || shotCap == null ? null : gs <= shotCap),
+    ],
+    [
+      'snapshot text, large page (~3,000 el.)',
+      bOf(snap[0], 'text'),
+      bOf(snap[1], 'text'),
+      '–',
+      `≤ 1/3 of Playwright's (${pt == null ? '–' : kib(Math.floor(pt / 3))})`,
+      met(gt == null || pt == null ? null : gt <= pt / 3),
+    ],
+    [
+      'type into an input (p50)',
+      msOf(type[0]),
+      msOf(type[1]),
+      '–',
+      `≤ 0.5× Playwright's (${py == null ? '–' : `${ms(py / 2)} ms`})`,
+      met(gy == null || py == null ? null : gy <= py / 2),
+    ],
+    [
+      'native host RSS',
+      rss == null ? 'n/a' : `${(rss / 1024).toFixed(1)} MiB`,
+      '–',
+      '–',
+      '≤ 10 MiB',
+      met(rss == null ? null : rss <= 10 * 1024),
+    ],
+    [
+      'find "Tool 40" answer, ref clicked',
+      bOf(find[0], 'bytes'),
+      bOf(find[1], 'bytes'),
+      '–',
+      '≤ 2 KiB with a usable ref',
+      met(gf == null ? null : gf <= 2048),
+    ],
+    [
+      'diff after a click, answer',
+      bOf(diff, 'bytes'),
+      'n/a (no diff)',
+      '–',
+      '≤ 2 KiB',
+      met(gd == null ? null : gd <= 2048),
+    ],
+  ];
+  const lines = [
+    '| goal | Gasoline | Playwright MCP | raw CDP | target | met |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ];
+  const same = run.sameWork;
+  if (same) {
+    const v =
+      same.status === 'ok'
+        ? `${ms(same.p50)} / ${ms(same.p95)} ms`
+        : cell(same);
+    const x =
+      same.status === 'ok' && gs != null
+        ? ` (Gasoline ÷ it: ${(gs / same.p50).toFixed(2)}×)`
+        : '';
+    lines.push(
+      '',
+      `Raw CDP doing the screenshot's work as Gasoline must — a background tab held painting by a ` +
+        `screencast, the mask over sensitive fields installed before the capture and checked and ` +
+        `removed after — p50 / p95: ${v}${x}. The raw CDP column captures an unchanged visible tab.`,
+    );
+  }
+  return lines.join('\n');
+}
+
+const shown = (r) =>
+  r?.status === 'failed' ? 'FAILED' : r?.status === 'na' ? 'n/a' : '–';
+
 function extras(run) {
   const lines = [
     '| measurement | p50 / p95 ms | note |',
@@ -160,6 +259,14 @@ ${extras(run)}
 ## Memory at steady state (after all ops; browsers not counted)
 
 ${memory(run)}
+
+## Goals (issue 19)
+
+Sizes are the answer as the client receives it (the tool result's JSON), except the snapshot row:
+its text content. The find and diff rows each click the ref they name (untimed) and check the page
+reacted.
+
+${issue19(run)}
 
 ## Goals (issue 9)
 

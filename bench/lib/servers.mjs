@@ -8,12 +8,13 @@ import { text } from './mcp.mjs';
 
 const BIN = path.join(import.meta.dirname, '..', 'node_modules', '.bin');
 
-// A snapshot line `- role "name" ... [ref=eN]` (Playwright and Gasoline).
+// A snapshot line `role "name" ... [eN]` (Gasoline) or `- role "name" ...
+// [ref=eN]` (Playwright).
 function ariaRef(snapshot, role, name) {
   for (const line of snapshot.split('\n')) {
     if (!line.includes(`${role} "${name}"`)) continue;
-    const m = /\[ref=([\w-]+)\]/.exec(line);
-    if (m) return m[1];
+    const m = /\[(?:ref=([\w-]+)|(e\d+))\]/.exec(line);
+    if (m) return m[1] ?? m[2];
   }
   return null;
 }
@@ -86,6 +87,7 @@ export const playwright = {
   tools: {
     navigate: (_s, url) => ['browser_navigate', { url }],
     snapshot: () => ['browser_snapshot', {}],
+    find: (_s, q) => ['browser_find', { text: q }],
     click: (_s, ref, label) => [
       'browser_click',
       { target: ref, element: label },
@@ -191,6 +193,8 @@ export const gasoline = {
   tools: {
     navigate: (_s, url) => ['interact', { what: 'navigate', url }],
     snapshot: () => ['observe', { what: 'snapshot' }],
+    find: (_s, q) => ['observe', { what: 'snapshot', find: q }],
+    diff: () => ['observe', { what: 'snapshot', diff: true }],
     click: (_s, ref) => ['interact', { what: 'click', ref }],
     type: (_s, ref, _l, t) => [
       'interact',

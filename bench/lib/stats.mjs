@@ -10,14 +10,16 @@ export function percentile(values, p) {
   return s[i];
 }
 
-// ok summarises samples: ms[] and bytes[] (bytes may be empty).
-export function ok(ms, bytes = [], note) {
+// ok summarises samples: ms[], bytes[] and text[] (the answers' text
+// content in bytes; bytes and text may be empty).
+export function ok(ms, bytes = [], note, text = []) {
   return {
     status: 'ok',
     n: ms.length,
     p50: percentile(ms, 50),
     p95: percentile(ms, 95),
     bytes: bytes.length ? percentile(bytes, 50) : null,
+    text: text.length ? percentile(text, 50) : null,
     note,
   };
 }

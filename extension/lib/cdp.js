@@ -5,6 +5,8 @@
 
 import {
   ProtocolError,
+  asProtocolError,
+  badRequest,
   canceledByUser,
   mapChromeError,
   tabGoneTwice,
@@ -45,7 +47,74 @@ export class CdpMethods {
       'cdp.detach': (p) => this.detach(p),
       'cdp.detach_all': async () => ({ tab_ids: await this.detachAll() }),
       'cdp.send': (p) => this.send(p),
+      'cdp.sequence': (p) => this.sequence(p),
     };
+  }
+
+  /**
+   * Runs CDP commands on one tab in order, in one link round trip (each
+   * as cdp.send would). A step with overlap is sent together with the next
+   * one, and both are awaited before the step after. A step that fails, or
+   * with stop_on_exception answers exceptionDetails, ends the run: later
+   * steps are skipped, but those marked always (clean-up) still run.
+   * @returns {Promise<{results: Array<object>}>} per step {result},
+   *   {error} or {skipped: true}
+   */
+  async sequence(p) {
+    const tabId = need.tabId(p);
+    const steps = p.steps;
+    if (!Array.isArray(steps) || steps.length === 0 || steps.length > 16) {
+      throw badRequest('steps must be a list of 1 to 16 CDP commands');
+    }
+    const timeoutMs = need.integer(p, 'timeout_ms', {
+      optional: true,
+      min: 1,
+      max: SEND_TIMEOUT_MAX_MS,
+    });
+    for (const s of steps) {
+      if (s === null || typeof s !== 'object') {
+        throw badRequest('each step must be an object');
+      }
+      need.string(s, 'method');
+      need.object(s, 'params');
+      need.string(s, 'session_id', { optional: true });
+      for (const flag of ['always', 'stop_on_exception', 'overlap']) {
+        need.boolean(s, flag, false);
+      }
+    }
+    const run = async (s) => {
+      try {
+        const result = await this.send({
+          tab_id: tabId,
+          method: s.method,
+          params: s.params ?? {},
+          session_id: s.session_id,
+          timeout_ms: timeoutMs,
+        });
+        const threw = s.stop_on_exception && !!result.exceptionDetails;
+        return { out: { result }, failed: threw };
+      } catch (err) {
+        return {
+          out: { error: asProtocolError(err, s.method).toJSON() },
+          failed: true,
+        };
+      }
+    };
+    const results = [];
+    let stopped = false;
+    const runs = (s) => !stopped || s.always === true;
+    for (let i = 0; i < steps.length; i++) {
+      const batch = [steps[i]];
+      if (steps[i].overlap && i + 1 < steps.length) batch.push(steps[++i]);
+      const done = await Promise.all(
+        batch.map((s) => (runs(s) ? run(s) : null)),
+      );
+      for (const d of done) {
+        results.push(d ? d.out : { skipped: true });
+        if (d?.failed) stopped = true;
+      }
+    }
+    return { results };
   }
 
   async send(p) {

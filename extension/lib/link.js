@@ -28,6 +28,47 @@ export function jsonSize(msg, maxBytes = MAX_MESSAGE_BYTES) {
   return new TextEncoder().encode(text).length;
 }
 
+/**
+ * An upper bound of the UTF-8 size of v's JSON, found without serialising
+ * it (postMessage serialises a reply once; a screenshot is megabytes): a
+ * string's UTF-16 unit takes at most 6 bytes (\uXXXX; a surrogate pair is
+ * 4 bytes of UTF-8), anything JSON.stringify would treat specially
+ * (toJSON, a non-plain object, a cycle, deep nesting) is Infinity, which
+ * sends the caller to jsonSize.
+ */
+export function jsonBound(v, depth = 0) {
+  switch (typeof v) {
+    case 'string':
+      return 6 * v.length + 2;
+    case 'number':
+      return 24;
+    case 'boolean':
+      return 5;
+    case 'undefined':
+      return 4; // null in an array; a key left out in an object
+    case 'object':
+      break;
+    default:
+      return Infinity;
+  }
+  if (v === null) return 4;
+  if (depth > 64) return Infinity;
+  let n = 2;
+  if (Array.isArray(v)) {
+    for (const x of v) n += jsonBound(x, depth + 1) + 1;
+    return n;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if ((proto !== Object.prototype && proto !== null) || 'toJSON' in v) {
+    return Infinity;
+  }
+  for (const k in v) {
+    if (!Object.hasOwn(v, k)) continue;
+    n += 6 * k.length + 4 + jsonBound(v[k], depth + 1);
+  }
+  return n;
+}
+
 export class Link {
   /**
    * @param {chrome.runtime.Port} port an open native port
@@ -232,6 +273,7 @@ export class Link {
 
   /** Why msg cannot go to the host (a ProtocolError), or null. */
   unsendable(msg, what, maxBytes = this.maxBytes) {
+    if (jsonBound(msg) <= maxBytes) return null; // no need to serialise it
     let size;
     try {
       size = jsonSize(msg, maxBytes);

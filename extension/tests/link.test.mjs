@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import test from 'node:test';
 
 import { ProtocolError } from '../lib/errors.js';
-import { Link, LinkClosedError } from '../lib/link.js';
+import { Link, LinkClosedError, jsonBound, jsonSize } from '../lib/link.js';
 import { FakePort, FakeTimers, flush, logger } from './fakes.mjs';
 
 function setup(opts = {}) {
@@ -119,6 +119,83 @@ test('a result over the size limit is answered with message_too_large', async ()
   assert.equal(link.notify('tabs.removed', { tab_id: 1 }), true);
   assert.deepEqual(port.sent.at(-1).method, 'tabs.removed');
   assert.match(log.lines[1], /event cdp.event dropped: message_too_large/);
+});
+
+test('jsonBound never undercounts the UTF-8 size of the JSON', () => {
+  const values = [
+    null,
+    true,
+    0,
+    -1.7976931348623157e308,
+    5e-324,
+    '',
+    'plain ascii',
+    'quotes " and \\ backslashes',
+    'controls \u0000\u0001\n\t',
+    'é ü ß — 日本語',
+    'astral 😀🎉',
+    'lone \ud800 surrogate',
+    [1, undefined, 'x', [[]], {}],
+    { a: 1, b: undefined, 'ké\ny': ['v', { n: null }] },
+    Object.assign(Object.create(null), { z: 'y' }),
+    { id: 1, result: { data: 'iVBORw0KGgo'.repeat(1000) } },
+  ];
+  for (const v of values) {
+    const exact = new TextEncoder().encode(JSON.stringify(v)).length;
+    assert.ok(
+      jsonBound(v) >= exact,
+      `${JSON.stringify(v).slice(0, 40)}: bound ${jsonBound(v)} < ${exact}`,
+    );
+  }
+  for (const odd of [new Date(0), { toJSON: () => 'x' }, { f() {} }, 1n]) {
+    assert.equal(jsonBound({ v: odd }), Infinity);
+  }
+  const deep = [];
+  let cur = deep;
+  for (let i = 0; i < 100; i++) cur = cur[0] = [];
+  assert.equal(jsonBound(deep), Infinity);
+});
+
+test('a reply under the bound is not serialised to be sized', async () => {
+  const { port } = setup({
+    onRequest: async () => ({ data: 'A'.repeat(1000) }),
+  });
+  port.postMessage = (msg) => port.sent.push(msg); // Chrome's own copy is not ours
+  port.deliver({ id: 1, method: 'shot', params: {} });
+  const stringify = JSON.stringify;
+  let calls = 0;
+  JSON.stringify = (...a) => (calls++, stringify(...a));
+  try {
+    await flush();
+  } finally {
+    JSON.stringify = stringify;
+  }
+  assert.equal(port.sent[0].result.data.length, 1000);
+  assert.equal(calls, 0);
+});
+
+test('a reply is sized exactly only when the bound is over the limit', async () => {
+  const data = 'A'.repeat(300); // base64: 300 bytes of JSON, bound 1,802
+  const { port } = setup({
+    maxBytes: 400,
+    onRequest: async () => ({ data }),
+  });
+  port.deliver({ id: 1, method: 'shot', params: {} });
+  await flush();
+  assert.deepEqual(
+    port.sent[0],
+    { id: 1, result: { data } },
+    'over the bound, under the limit: sent',
+  );
+  assert.ok(jsonSize({ id: 1, result: { data } }) <= 400);
+  const big = setup({ maxBytes: 200, onRequest: async () => ({ data }) });
+  big.port.deliver({ id: 2, method: 'shot', params: {} });
+  await flush();
+  assert.equal(big.port.sent[0].error.code, 'message_too_large');
+  assert.match(
+    big.port.sent[0].error.message,
+    /is 3\d\d bytes, over the 200-byte limit/,
+  );
 });
 
 test('close is idempotent, removes listeners and rejects pending requests', async () => {

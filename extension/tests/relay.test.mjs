@@ -288,3 +288,120 @@ test('cdp.event goes out with the 8 MiB cap and names its CDP method', () => {
   });
   assert.equal(MAX_EVENT_BYTES, 8 * 1024 * 1024);
 });
+
+test('cdp.sequence runs steps in order in one request', async () => {
+  const { c, relay } = setup();
+  const r = await relay.handle('cdp.sequence', {
+    tab_id: 5,
+    steps: [
+      { method: 'Runtime.evaluate', params: { expression: 'a' } },
+      { method: 'Page.enable', session_id: 'S1' },
+      { method: 'Runtime.evaluate', params: { expression: 'b' } },
+    ],
+  });
+  assert.deepEqual(r, {
+    results: [
+      { result: { result: { value: 'a' } } },
+      { result: {} },
+      { result: { result: { value: 'b' } } },
+    ],
+  });
+  const sends = c.calls.filter((x) => x[0] === 'send').map((x) => x[2]);
+  assert.deepEqual(sends.slice(-3), [
+    'Runtime.evaluate',
+    'Page.enable',
+    'Runtime.evaluate',
+  ]);
+  assert.deepEqual(c.calls.at(-2)[1], { tabId: 5, sessionId: 'S1' });
+});
+
+test('cdp.sequence stops at a failure or an exception; always steps still run', async () => {
+  const { c, relay } = setup();
+  c.sendHooks.push((t, m, p) =>
+    m === 'Runtime.evaluate' && p.expression === 'throw'
+      ? { exceptionDetails: { text: 'Uncaught' } }
+      : undefined,
+  );
+  const r = await relay.handle('cdp.sequence', {
+    tab_id: 5,
+    steps: [
+      {
+        method: 'Runtime.evaluate',
+        params: { expression: 'throw' },
+        stop_on_exception: true,
+      },
+      { method: 'Runtime.evaluate', params: { expression: 'skipped' } },
+      {
+        method: 'Runtime.evaluate',
+        params: { expression: 'cleanup' },
+        always: true,
+      },
+    ],
+  });
+  assert.deepEqual(r.results, [
+    { result: { exceptionDetails: { text: 'Uncaught' } } },
+    { skipped: true },
+    { result: { result: { value: 'cleanup' } } },
+  ]);
+  const failed = await relay.handle('cdp.sequence', {
+    tab_id: 5,
+    steps: [
+      { method: 'Foo.bar' },
+      { method: 'Runtime.evaluate', params: { expression: 'x' } },
+      { method: 'Page.enable', always: true },
+    ],
+  });
+  assert.equal(failed.results[0].error.code, 'cdp_error');
+  assert.deepEqual(failed.results.slice(1), [
+    { skipped: true },
+    { result: {} },
+  ]);
+});
+
+test('cdp.sequence refuses malformed steps before running any', async () => {
+  const { c, relay } = setup();
+  for (const steps of [
+    undefined,
+    [],
+    Array(17).fill({ method: 'Page.enable' }),
+    [null],
+    [{ method: '' }],
+    [{ method: 'Page.enable', always: 'yes' }],
+  ]) {
+    await assert.rejects(relay.handle('cdp.sequence', { tab_id: 5, steps }), {
+      code: 'bad_request',
+    });
+  }
+  assert.equal(count(c.calls, 'send'), 0);
+});
+
+test('cdp.sequence sends an overlap step with the next one', async () => {
+  const { c, relay } = setup();
+  let release;
+  const held = new Promise((r) => (release = r));
+  c.sendHooks.push((t, m) => (m === 'Page.startScreencast' ? held : undefined));
+  const done = relay.handle('cdp.sequence', {
+    tab_id: 5,
+    steps: [
+      { method: 'Page.startScreencast', overlap: true },
+      { method: 'Runtime.evaluate', params: { expression: 'mask' } },
+      { method: 'Runtime.evaluate', params: { expression: 'after' } },
+    ],
+  });
+  const sent = () => c.calls.filter((x) => x[0] === 'send').map((x) => x[2]);
+  for (let i = 0; i < 20 && !sent().includes('Runtime.evaluate'); i++) {
+    await new Promise((r) => setImmediate(r));
+  }
+  assert.deepEqual(
+    sent().slice(-2),
+    ['Page.startScreencast', 'Runtime.evaluate'],
+    'the next step went out before the overlap step answered',
+  );
+  release({});
+  const r = await done;
+  assert.deepEqual(
+    r.results.map((x) => Object.keys(x)[0]),
+    ['result', 'result', 'result'],
+  );
+  assert.equal(r.results[2].result.result.value, 'after');
+});

@@ -3,7 +3,6 @@ package actions
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
@@ -24,7 +23,7 @@ func (e *Engine) HandleDialog(ctx context.Context, tab int, args DialogArgs) (*R
 		_, err := cdproto.Call(ctx, a.s, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: args.Accept, PromptText: args.PromptText})
 		a.t.dialog = DialogInfo{}
 		if err != nil {
-			if strings.Contains(err.Error(), "No dialog is showing") {
+			if noDialog(err) {
 				return errorf(CodeNoDialog, "tab %d shows no JavaScript dialog", a.tab)
 			}
 			return err

@@ -257,18 +257,21 @@ func mergeChanges(into *Changes, c Changes) {
 }
 
 // Describe names what a target points at (button "Pay now") without
-// acting on it, for an approval prompt. It runs in the tab's queue.
+// acting on it, for an approval prompt: a ref by what the snapshot that
+// issued it recorded, a selector by finding it in the tab's queue.
 func (e *Engine) Describe(ctx context.Context, tab int, t Target) (string, error) {
-	if t.isPoint() {
+	switch {
+	case t.isPoint():
 		return t.String(), nil
+	case t.Ref != "": // named by the snapshot that issued it, without a round trip
+		loc, err := e.cfg.Snapshots.Locate(tab, t.Ref)
+		if err != nil {
+			return "", err
+		}
+		return loc.Desc, nil
 	}
 	var desc string
 	_, err := e.run(ctx, tab, "describe", runOpts{}, func(ctx context.Context, a *act) error {
-		if t.Ref != "" {
-			tg, err := a.e.cfg.Snapshots.Resolve(ctx, a.tab, t.Ref)
-			desc = tg.Desc
-			return err
-		}
 		el, _, err := a.resolvePrep(ctx, t, false, false)
 		if err == nil {
 			desc = el.desc

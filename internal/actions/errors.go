@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
@@ -98,19 +97,4 @@ func timeoutErr(err error, what string) error {
 
 func invalid(format string, args ...any) *tools.Error {
 	return &tools.Error{Code: tools.CodeInvalidArgument, Message: fmt.Sprintf(format, args...)}
-}
-
-// gone reports CDP errors that mean a world or object no longer exists:
-// its document was replaced.
-func gone(err error) bool {
-	if err == nil {
-		return false
-	}
-	s := err.Error()
-	return strings.Contains(s, "Cannot find context with specified id") ||
-		strings.Contains(s, "Execution context was destroyed") ||
-		strings.Contains(s, "Could not find object with given id") ||
-		strings.Contains(s, "No frame with given id") ||
-		strings.Contains(s, "Inspected target navigated or closed") ||
-		strings.Contains(s, "Cannot find default execution context")
 }

@@ -35,7 +35,10 @@ const (
 )
 
 func (a *act) doType(ctx context.Context, args TypeArgs) error {
-	if args.Ref == "" && args.Selector != "" {
+	switch {
+	case args.Ref != "":
+		return a.refAndType(ctx, args)
+	case args.Selector != "":
 		return a.findAndType(ctx, args)
 	}
 	el, err := a.resolve(ctx, args.Target, true)
@@ -63,6 +66,39 @@ const valueStateJS = `function () {
   return {v: globalThis.__gasolineActions.value(el), u: location.href, t: document.title};
 }`
 
+// refFocusJS focuses a ref's field for typing (refJS finds it).
+const refFocusJS = `(el, clear) => Object.assign({el, u: location.href, t: document.title},
+  globalThis.__gasolineActions.focusForTyping(el, clear))`
+
+// refAndType types into a ref's field. Text without line breaks goes in
+// one round trip over the extension link (typeSequence); otherwise the
+// field is found and focused in one round trip in the snapshot's world,
+// and each line typed apart (Enter between them in a one-line field).
+func (a *act) refAndType(ctx context.Context, args TypeArgs) error {
+	if oneLine(args.Text) {
+		return a.typeSequence(ctx, args)
+	}
+	return a.refFocusAndType(ctx, args)
+}
+
+// refFocusAndType finds and focuses a ref's field in one round trip, then
+// types.
+func (a *act) refFocusAndType(ctx context.Context, args TypeArgs) error {
+	el, o, err := a.refCall(ctx, args.Ref, refFocusJS, asWrapper, args.Clear)
+	if err != nil {
+		return err
+	}
+	var t typing
+	if el.backend, err = deepInto(o.DeepSerializedValue, &t); err != nil {
+		return err
+	}
+	a.sawBefore(ctx, el, t.U, t.T)
+	return a.typeFocused(ctx, el, t, args.Text, args.Clear)
+}
+
+// oneLine reports text that types in one Input.insertText (typeSteps).
+func oneLine(text string) bool { return text != "" && !strings.ContainsAny(text, "\r\n") }
+
 // findFocusJS finds a field and focuses it for typing in one call.
 const findFocusJS = `function (q, clear) {
   const G = globalThis.__gasolineActions;
@@ -77,6 +113,12 @@ func (a *act) findAndType(ctx context.Context, args TypeArgs) error {
 	sel, err := ParseSelector(args.Selector)
 	if err != nil {
 		return errorf(CodeInvalidTarget, "selector %q: %v", args.Selector, err)
+	}
+	if args.Frame == "" && oneLine(args.Text) {
+		q := query{Selector: sel, Text: args.Selector}
+		if done, err := a.typeSelectorSequence(ctx, args, q); done {
+			return err
+		}
 	}
 	for try := 0; ; try++ {
 		sid, frame := "", cdproto.FrameID("")
@@ -126,11 +168,7 @@ func (a *act) typeFocused(ctx context.Context, el *elem, before typing, text str
 	if err := a.insert(ctx, text, clear, before.Multiline); err != nil {
 		return a.done(err, el.desc, "typed into "+el.desc)
 	}
-	var after struct {
-		V *string `json:"v"`
-		U string  `json:"u"`
-		T string  `json:"t"`
-	}
+	var after typed
 	obj := el.obj
 	if obj == "" {
 		obj = el.wrap
@@ -138,6 +176,18 @@ func (a *act) typeFocused(ctx context.Context, el *elem, before typing, text str
 	if err := callValue(ctx, el.s, jsCall{fn: valueStateJS, object: obj}, &after); err != nil {
 		return err
 	}
+	return a.checkTyped(ctx, el, before, after, text, clear)
+}
+
+// typed is the value read back after typing, with url and title.
+type typed struct {
+	V *string `json:"v"`
+	U string  `json:"u"`
+	T string  `json:"t"`
+}
+
+// checkTyped reports what typing did: the value must have changed.
+func (a *act) checkTyped(ctx context.Context, el *elem, before typing, after typed, text string, clear bool) error {
 	if main, _ := a.isMainWorld(ctx, el); main {
 		a.after = &pageState{URL: after.U, Title: after.T}
 	}
@@ -177,7 +227,7 @@ func deref(s *string) string {
 func (a *act) insert(ctx context.Context, text string, clear, multiline bool) error {
 	if text == "" {
 		if clear {
-			return a.press(ctx, Chord{Key: named["Backspace"]})
+			return a.press(ctx, Chord{Key: keys().named["Backspace"]})
 		}
 		return nil
 	}
@@ -187,7 +237,7 @@ func (a *act) insert(ctx context.Context, text string, clear, multiline bool) er
 	}
 	for i, l := range lines {
 		if i > 0 {
-			if err := a.press(ctx, Chord{Key: named["Enter"]}); err != nil {
+			if err := a.press(ctx, Chord{Key: keys().named["Enter"]}); err != nil {
 				return err
 			}
 		}

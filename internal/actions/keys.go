@@ -3,6 +3,7 @@ package actions
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -60,27 +61,6 @@ var aliases = map[string]string{
 	"bksp": "Backspace",
 }
 
-// named keys by DOM key name.
-var named = map[string]Key{
-	"Enter":       {Key: "Enter", Code: "Enter", KeyCode: 13, Text: "\r"},
-	"Tab":         {Key: "Tab", Code: "Tab", KeyCode: 9},
-	"Backspace":   {Key: "Backspace", Code: "Backspace", KeyCode: 8},
-	"Delete":      {Key: "Delete", Code: "Delete", KeyCode: 46},
-	"Escape":      {Key: "Escape", Code: "Escape", KeyCode: 27},
-	" ":           {Key: " ", Code: "Space", KeyCode: 32, Text: " "},
-	"ArrowUp":     {Key: "ArrowUp", Code: "ArrowUp", KeyCode: 38},
-	"ArrowDown":   {Key: "ArrowDown", Code: "ArrowDown", KeyCode: 40},
-	"ArrowLeft":   {Key: "ArrowLeft", Code: "ArrowLeft", KeyCode: 37},
-	"ArrowRight":  {Key: "ArrowRight", Code: "ArrowRight", KeyCode: 39},
-	"Home":        {Key: "Home", Code: "Home", KeyCode: 36},
-	"End":         {Key: "End", Code: "End", KeyCode: 35},
-	"PageUp":      {Key: "PageUp", Code: "PageUp", KeyCode: 33},
-	"PageDown":    {Key: "PageDown", Code: "PageDown", KeyCode: 34},
-	"Insert":      {Key: "Insert", Code: "Insert", KeyCode: 45},
-	"CapsLock":    {Key: "CapsLock", Code: "CapsLock", KeyCode: 20},
-	"ContextMenu": {Key: "ContextMenu", Code: "ContextMenu", KeyCode: 93},
-}
-
 // punctuation on a US layout: unshifted, shifted, code, key code.
 var punct = [][4]any{
 	{"`", "~", "Backquote", 192}, {"-", "_", "Minus", 189}, {"=", "+", "Equal", 187},
@@ -91,33 +71,59 @@ var punct = [][4]any{
 
 const digitShifts = ")!@#$%^&*("
 
-// chars maps every printable US-layout character to its key; a shifted
-// character maps to its key with Shifted set, and needsShift reports it.
-var chars = map[string]Key{}
-var needsShift = map[string]bool{}
+// keyTables are the key maps, built on first use rather than at package
+// init (the modes of gasoline-host that never press a key never build
+// them): named keys by DOM key name, and every printable US-layout
+// character (a shifted one maps to its key with Shifted set, and
+// needsShift reports it).
+type keyTables struct {
+	named      map[string]Key
+	chars      map[string]Key
+	needsShift map[string]bool
+}
 
-func init() {
+var keys = sync.OnceValue(func() keyTables {
+	t := keyTables{named: map[string]Key{
+		"Enter":       {Key: "Enter", Code: "Enter", KeyCode: 13, Text: "\r"},
+		"Tab":         {Key: "Tab", Code: "Tab", KeyCode: 9},
+		"Backspace":   {Key: "Backspace", Code: "Backspace", KeyCode: 8},
+		"Delete":      {Key: "Delete", Code: "Delete", KeyCode: 46},
+		"Escape":      {Key: "Escape", Code: "Escape", KeyCode: 27},
+		" ":           {Key: " ", Code: "Space", KeyCode: 32, Text: " "},
+		"ArrowUp":     {Key: "ArrowUp", Code: "ArrowUp", KeyCode: 38},
+		"ArrowDown":   {Key: "ArrowDown", Code: "ArrowDown", KeyCode: 40},
+		"ArrowLeft":   {Key: "ArrowLeft", Code: "ArrowLeft", KeyCode: 37},
+		"ArrowRight":  {Key: "ArrowRight", Code: "ArrowRight", KeyCode: 39},
+		"Home":        {Key: "Home", Code: "Home", KeyCode: 36},
+		"End":         {Key: "End", Code: "End", KeyCode: 35},
+		"PageUp":      {Key: "PageUp", Code: "PageUp", KeyCode: 33},
+		"PageDown":    {Key: "PageDown", Code: "PageDown", KeyCode: 34},
+		"Insert":      {Key: "Insert", Code: "Insert", KeyCode: 45},
+		"CapsLock":    {Key: "CapsLock", Code: "CapsLock", KeyCode: 20},
+		"ContextMenu": {Key: "ContextMenu", Code: "ContextMenu", KeyCode: 93},
+	}, chars: map[string]Key{}, needsShift: map[string]bool{}}
 	for c := 'a'; c <= 'z'; c++ {
 		lo, up := string(c), strings.ToUpper(string(c))
 		k := Key{Key: lo, Code: "Key" + up, KeyCode: int64(c - 'a' + 65), Text: lo, Shifted: up}
-		chars[lo], chars[up], needsShift[up] = k, k, true
+		t.chars[lo], t.chars[up], t.needsShift[up] = k, k, true
 	}
 	for d := '0'; d <= '9'; d++ {
 		s := string(d)
 		sh := string(digitShifts[d-'0'])
 		k := Key{Key: s, Code: "Digit" + s, KeyCode: int64(d - '0' + 48), Text: s, Shifted: sh}
-		chars[s], chars[sh], needsShift[sh] = k, k, true
+		t.chars[s], t.chars[sh], t.needsShift[sh] = k, k, true
 	}
 	for _, p := range punct {
 		lo, up := p[0].(string), p[1].(string)
 		k := Key{Key: lo, Code: p[2].(string), KeyCode: int64(p[3].(int)), Text: lo, Shifted: up}
-		chars[lo], chars[up], needsShift[up] = k, k, true
+		t.chars[lo], t.chars[up], t.needsShift[up] = k, k, true
 	}
 	for i := 1; i <= 12; i++ {
 		n := fmt.Sprintf("F%d", i)
-		named[n] = Key{Key: n, Code: n, KeyCode: int64(111 + i)}
+		t.named[n] = Key{Key: n, Code: n, KeyCode: int64(111 + i)}
 	}
-}
+	return t
+})
 
 // ParseKeys reads `keys`: one chord ("Enter", "Control+A", "Shift+Tab",
 // "Meta+Shift+K") or several separated by spaces ("Tab Tab Enter"). Key
@@ -125,7 +131,7 @@ func init() {
 // usual aliases (Ctrl, Cmd, Esc, Return, Up, Space, Plus).
 func ParseKeys(s string) ([]Chord, error) {
 	if s == " " {
-		return []Chord{{Key: named[" "]}}, nil
+		return []Chord{{Key: keys().named[" "]}}, nil
 	}
 	fields := strings.Fields(s)
 	if len(fields) == 0 {
@@ -188,7 +194,7 @@ func canonical(p string) string {
 	if utf8.RuneCountInString(p) == 1 {
 		return p
 	}
-	for n := range named {
+	for n := range keys().named {
 		if strings.EqualFold(n, p) {
 			return n
 		}
@@ -202,11 +208,12 @@ func canonical(p string) string {
 }
 
 func lookupKey(name string) (Key, bool, error) {
-	if k, ok := named[name]; ok {
+	t := keys()
+	if k, ok := t.named[name]; ok {
 		return k, false, nil
 	}
-	if k, ok := chars[name]; ok {
-		return k, needsShift[name], nil
+	if k, ok := t.chars[name]; ok {
+		return k, t.needsShift[name], nil
 	}
 	if utf8.RuneCountInString(name) == 1 { // a character off the US layout: typed as text
 		return Key{Key: name, Text: name}, false, nil

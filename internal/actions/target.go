@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
 // Target is where an action acts: a ref from the latest snapshot, else a
@@ -165,9 +165,9 @@ func (a *act) callEl(ctx context.Context, el *elem, fn string, out any, args ...
 	if err := a.handle(ctx, el); err != nil {
 		return err
 	}
-	c := jsCall{fn: fn, object: el.obj, args: args}
+	c := jsCall{fn: withHelpers(fn), object: el.obj, args: args}
 	err := callValue(ctx, el.s, c, out)
-	if err != nil && strings.Contains(err.Error(), "__gasolineActions") {
+	if te := (*tools.Error)(nil); errors.As(err, &te) && te.Code == codeNoHelpers {
 		inst := jsCall{fn: "function () {" + pageJS + ";\n" + formsJS + "}", object: el.obj}
 		if _, ierr := call(ctx, el.s, inst, byValue); ierr != nil {
 			return ierr
@@ -175,6 +175,16 @@ func (a *act) callEl(ctx context.Context, el *elem, fn string, out any, args ...
 		err = callValue(ctx, el.s, c, out)
 	}
 	return err
+}
+
+// withHelpers wraps a helper call (a function run on an element) so that
+// a world without the page helpers answers the structured no_helpers
+// error, which callEl branches on, instead of a TypeError.
+func withHelpers(fn string) string {
+	return `function (...args) {
+  if (!globalThis.__gasolineActions) throw '{"code":"` + codeNoHelpers + `"}';
+  return (` + fn + `).apply(this, args);
+}`
 }
 
 // handleOf runs a helper on the element that returns another element and
@@ -209,7 +219,10 @@ const findPrepJS = `function (q, strict, o) {
 // resolvePrep resolves a target and prepares it (prepare): for a selector
 // in one round trip.
 func (a *act) resolvePrep(ctx context.Context, t Target, strict, point bool) (*elem, prep, error) {
-	if t.Ref != "" || t.Selector == "" {
+	if t.Ref != "" {
+		return a.refPrep(ctx, t.Ref, point)
+	}
+	if t.Selector == "" {
 		el, err := a.resolve(ctx, t, strict)
 		if err != nil {
 			return nil, prep{}, err
@@ -258,6 +271,28 @@ func (a *act) findPrep(ctx context.Context, t Target, strict, point bool) (*elem
 	return el, p, a.afterPrep(ctx, p, point)
 }
 
+// refPrepJS prepares a ref's element (refJS finds it).
+const refPrepJS = `(el, o) => Object.assign({el}, globalThis.__gasolineActions.prepare(el, o))`
+
+// refPrep resolves a ref and prepares its element in one round trip in the
+// snapshot's world.
+func (a *act) refPrep(ctx context.Context, ref string, point bool) (*elem, prep, error) {
+	el, o, err := a.refCall(ctx, ref, refPrepJS, asWrapper, prepOpts(point))
+	if err != nil {
+		return nil, prep{}, err
+	}
+	var p prep
+	if el.backend, err = deepInto(o.DeepSerializedValue, &p); err != nil {
+		return nil, p, err
+	}
+	if p.Desc != "" {
+		el.desc = p.Desc
+	}
+	a.sawBefore(ctx, el, p.U, p.T)
+	return el, p, a.afterPrep(ctx, p, point)
+}
+
 // lazyProbe reports a target whose first step reads the before probe
-// itself: a selector in the main frame.
-func lazyProbe(t Target) bool { return t.Ref == "" && t.Selector != "" && t.Frame == "" }
+// itself (url and title, in the main frame): a ref (refCall), or a
+// selector in the main frame. Elsewhere settle reads it when needed.
+func lazyProbe(t Target) bool { return t.Ref != "" || t.Selector != "" && t.Frame == "" }

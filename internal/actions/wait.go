@@ -187,11 +187,6 @@ func (a *act) waitURL(ctx context.Context, pattern string) (string, error) {
 	}
 }
 
-// navigating reports CDP errors of a page between two documents.
-func navigating(err error) bool {
-	return strings.Contains(err.Error(), "Not attached to an active page") || gone(err)
-}
-
 // urlMatcher matches a url: a pattern with * is a glob (* spans any
 // characters, slashes included) matched against the whole url when it
 // starts with a scheme (https://…, *://…) and anywhere in it otherwise;

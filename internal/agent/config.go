@@ -1,12 +1,12 @@
 package agent
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
 // ConfigFile is the agent configuration's name in the state directory.
@@ -57,26 +57,17 @@ var ErrConfigMode = errors.New("agent: agent.json must be mode 0600")
 // write is refused, as is one that does not parse.
 func LoadConfig(dir string) (Config, error) {
 	path := filepath.Join(dir, ConfigFile)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Config{}.filled(), nil
-	}
-	if err != nil {
-		return Config{}, fmt.Errorf("agent: reading %s: %w", path, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return Config{}, fmt.Errorf("agent: reading %s: %w", path, err)
-	}
-	if tooOpen(st) {
-		return Config{}, fmt.Errorf("%w: %s is %#o; run chmod 600 %s", ErrConfigMode, path, st.Mode().Perm(), path)
-	}
 	var c Config
-	dec := json.NewDecoder(f)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return Config{}, fmt.Errorf("agent: %s does not parse (%v); fix it or remove it to use the local provider only", path, err)
+	found, err := state.ReadPrivateJSON(path, &c)
+	switch {
+	case !found && err == nil:
+		return Config{}.filled(), nil
+	case errors.As(err, new(*state.TooOpenError)):
+		return Config{}, fmt.Errorf("%w: %v", ErrConfigMode, err)
+	case errors.Is(err, state.ErrSyntax):
+		return Config{}, fmt.Errorf("agent: %v; fix it or remove it to use the local provider only", err)
+	case err != nil:
+		return Config{}, fmt.Errorf("agent: %w", err)
 	}
 	seen := map[string]bool{}
 	for _, p := range c.Providers {

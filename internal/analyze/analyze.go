@@ -22,9 +22,11 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
@@ -49,6 +51,10 @@ type Config struct {
 	Engine func() (*redact.Engine, error)
 	// Egress is the last redaction pass before a file is written.
 	Egress *redact.Gateway
+	// Capture takes a masked screenshot (observe.Observer.Capture, the
+	// one path every screenshot takes): the image and how many elements
+	// the mask covered.
+	Capture func(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams) ([]byte, int, error)
 	// Denied reports whether the approval policy denies analyze
 	// link_health on origin; it must answer true when it cannot decide
 	// (fail closed).
@@ -75,7 +81,7 @@ type Analyzer struct {
 // New returns an Analyzer; it panics when a required field is missing.
 func New(cfg Config) *Analyzer {
 	if cfg.Tabs == nil || cfg.Store == nil || cfg.Link == nil || cfg.Snapshots == nil || cfg.Lock == nil ||
-		cfg.Engine == nil || cfg.Egress == nil || cfg.Denied == nil || cfg.Dir == "" {
+		cfg.Engine == nil || cfg.Egress == nil || cfg.Capture == nil || cfg.Denied == nil || cfg.Dir == "" {
 		panic("analyze: Config is missing a required field")
 	}
 	if cfg.Logger == nil {

@@ -5,10 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/gasoline-mcp/gasoline/internal/export"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
@@ -222,22 +221,8 @@ func (a *Analyzer) sarif(ctx context.Context, c *mcpserver.Call) (any, error) {
 	if !c.Bool("to_file") && len(body) <= maxInlineSARIF {
 		return result(body, ans)
 	}
-	if ans.Path, err = a.writeExport("sarif", ".sarif", body); err != nil {
+	if ans.Path, err = export.Save(a.cfg.Dir, "sarif", ".sarif", []byte(body)); err != nil {
 		return nil, err
 	}
 	return result(fmt.Sprintf("SARIF 2.1.0 log of %d result(s) for %d WCAG %s rule(s) written to %s (%d bytes)", ans.Results, ans.Rules, ans.Level, ans.Path, ans.Bytes), ans)
-}
-
-// writeExport writes an export under the state directory's exports/,
-// mode 0600, and returns its path.
-func (a *Analyzer) writeExport(what, ext, body string) (string, error) {
-	dir := filepath.Join(a.cfg.Dir, "exports")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("analyze: creating %s: %w", dir, err)
-	}
-	path := filepath.Join(dir, fmt.Sprintf("%s-%s%s", what, time.Now().UTC().Format("20060102T150405.000"), ext))
-	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-		return "", fmt.Errorf("analyze: writing %s: %w", path, err)
-	}
-	return path, nil
 }

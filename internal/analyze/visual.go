@@ -85,7 +85,7 @@ func (a *Analyzer) visualDiff(ctx context.Context, c *mcpserver.Call) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	shot, _, err := observe.Capture(ctx, p.s, c, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
+	shot, _, err := a.cfg.Capture(ctx, p.s, c, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng})
 	p.release()
 	if err != nil {
 		return nil, err

@@ -93,7 +93,7 @@ func TestE2EActionFramesAndShadow(t *testing.T) {
 	inner := `document.getElementById('outer').contentDocument.getElementById('inner').contentDocument`
 
 	t.Run("nested same-origin frames by ref and by frame selector", func(t *testing.T) {
-		nested := section(snap.Text, `- iframe "Inner frame"`)
+		nested := section(snap.Text, `iframe "Inner frame"`)
 		_, err := f.eng.Click(ctx, tab, actions.ClickArgs{Target: ref(refOf(t, nested, `button "Frame button (nested)"`))})
 		require.NoError(t, err)
 		assert.Equal(t, "1", read[string](t, ctx, s, inner+`.getElementById('btn').dataset.clicks`))
@@ -106,7 +106,7 @@ func TestE2EActionFramesAndShadow(t *testing.T) {
 	})
 
 	t.Run("an out-of-process frame by ref and by frame name", func(t *testing.T) {
-		cross := section(snap.Text, `- iframe "Cross site frame"`)
+		cross := section(snap.Text, `iframe "Cross site frame"`)
 		target, err := f.snap.Resolve(ctx, tab, refOf(t, cross, `button "Frame button (cross)"`))
 		require.NoError(t, err)
 		require.NotEmpty(t, target.SessionID, "the cross-site frame runs out of process")

@@ -37,6 +37,7 @@ func BuildHost(dir string) (string, error) {
 	out := filepath.Join(dir, "gasoline-host")
 	cmd := exec.Command("go", "build", "-o", out, "./host")
 	cmd.Dir = RepoRoot()
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build and make dist: static
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("building gasoline-host: %v\n%s", err, b)
 	}

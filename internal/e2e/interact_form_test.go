@@ -31,6 +31,22 @@ func TestE2EInteractForm(t *testing.T) {
 		assert.Contains(t, js[[]string](x.client, `events`), "email:input:true", "typing is trusted input")
 	})
 
+	t.Run("type by ref stops before typing into a field that is gone or refuses text", func(t *testing.T) {
+		snap := x.snap(nil)
+		email := refOf(t, snap, `textbox "Email"`)
+		before := val("email")
+		// The ref's element leaves the page: stale, naming it, nothing typed.
+		js[bool](x.client, `(() => { const e = document.getElementById('email'); window.__email = e; e.remove(); return true })()`)
+		a := x.fail("stale_ref", "type", map[string]any{"ref": email, "text": "lost"})
+		assert.Contains(t, a.Text, `textbox "Email"`)
+		js[bool](x.client, `(() => { document.querySelector('form').prepend(window.__email); return true })()`)
+		assert.Equal(t, before, val("email"), "nothing was typed")
+		// A control that takes no text: refused before Input.insertText.
+		focused := js[string](x.client, `document.activeElement && document.activeElement.id`)
+		x.fail("not_editable", "type", map[string]any{"ref": refOf(t, snap, `checkbox "I accept the terms"`), "text": "x"})
+		assert.Equal(t, focused, js[string](x.client, `document.activeElement && document.activeElement.id`), "focus did not move")
+	})
+
 	t.Run("select, check and radio", func(t *testing.T) {
 		x.act("select", map[string]any{"ref": refOf(t, snap, `combobox "Plan"`), "value": "Team plan"})
 		assert.Equal(t, "team", val("plan"))

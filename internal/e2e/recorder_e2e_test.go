@@ -102,7 +102,7 @@ func TestE2EObserveActions(t *testing.T) {
 	repro := c.ok("generate", map[string]any{"what": "reproduction", "tab_id": tab})
 	for name, ans := range map[string]answer{"actions": a, "timeline": tl, "logs": logs, "reproduction": repro} {
 		raw, _ := json.Marshal(ans.Data)
-		for _, secret := range []string{plantedPassword, "4111", plantedKey[:30], "forged-typing", "Forged target"} {
+		for _, secret := range []string{plantedPassword, plantedCard, strings.ReplaceAll(plantedCard, " ", ""), "1111 1111", plantedKey[:30], "forged-typing", "Forged target"} {
 			assert.NotContains(t, ans.Text, secret, "%s text", name)
 			assert.NotContains(t, string(raw), secret, "%s structuredContent", name)
 		}

@@ -13,11 +13,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
@@ -159,7 +156,7 @@ func (g *Generator) generate(ctx context.Context, c *mcpserver.Call) (any, error
 		return nil, &tools.Error{Code: "redaction_failed", Message: "the output was blocked by redaction: " + err.Error()}
 	}
 	if c.Bool("to_file") {
-		path, err := g.writeExport(c.Mode.Name, ext, body)
+		path, err := export.Save(g.cfg.Dir, c.Mode.Name, ext, []byte(body))
 		if err != nil {
 			return nil, err
 		}
@@ -168,17 +165,4 @@ func (g *Generator) generate(ctx context.Context, c *mcpserver.Call) (any, error
 	}
 	out["content"] = body
 	return mcpserver.Result(body, out)
-}
-
-// writeExport writes under the state directory's exports/, mode 0600.
-func (g *Generator) writeExport(what, ext, body string) (string, error) {
-	dir := filepath.Join(g.cfg.Dir, "exports")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("creating %s: %w", dir, err)
-	}
-	path := filepath.Join(dir, fmt.Sprintf("%s-%s%s", what, time.Now().UTC().Format("20060102T150405.000"), ext))
-	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-		return "", fmt.Errorf("writing %s: %w", path, err)
-	}
-	return path, nil
 }

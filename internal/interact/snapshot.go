@@ -30,6 +30,9 @@ type SnapshotResult struct {
 	// HiddenDropped counts text left out because no person sees it.
 	HiddenDropped int    `json:"hidden_dropped"`
 	File          string `json:"file,omitempty"` // to_file: where the text went
+	// Matches counts the lines a find matched; Diff what a diff found.
+	Matches *int                `json:"matches,omitempty"`
+	Diff    *snapshot.DiffStats `json:"diff,omitempty"`
 }
 
 // snapshot takes the accessibility snapshot of the call's tab, holding the
@@ -43,7 +46,7 @@ func (x *Interact) snapshot(ctx context.Context, c *mcpserver.Call) (any, error)
 	}
 	tab := s.TabID()
 	o := snapshot.Options{InteractiveOnly: c.Bool("interactive_only"), Depth: c.Int("depth", 0), Limit: c.Int("limit", 0),
-		Root: c.Str("ref"), Frame: c.Str("frame")}
+		Root: c.Str("ref"), Frame: c.Str("frame"), Find: c.Str("find"), Diff: c.Bool("diff"), Session: c.Session.ID()}
 	if o.Root == "" {
 		o.Root = c.Str("selector")
 	}
@@ -65,10 +68,16 @@ func (x *Interact) snapshot(ctx context.Context, c *mcpserver.Call) (any, error)
 	if err != nil {
 		return nil, snapshotErr(err)
 	}
-	res := SnapshotResult{TabID: tab, URL: x.tabs.URL(tab), Generation: r.Generation, Nodes: r.Nodes, Shown: r.Shown, Refs: r.Refs, HiddenDropped: r.Hidden}
+	res := SnapshotResult{TabID: tab, URL: x.tabs.URL(tab), Generation: r.Generation, Nodes: r.Nodes, Shown: r.Shown, Refs: r.Refs, HiddenDropped: r.Hidden, Diff: r.Diff}
 	head := fmt.Sprintf("tab %d snapshot %d (%d refs)", tab, r.Generation, r.Refs)
 	if res.URL != "" {
 		head += " of " + res.URL
+	}
+	if o.Find != "" {
+		res.Matches = &r.Matches
+	}
+	if r.Note != "" {
+		head += " · " + r.Note
 	}
 	if c.Bool("to_file") {
 		text, err := x.egress.Text(c.Session.ID(), r.Text)

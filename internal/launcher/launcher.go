@@ -89,7 +89,10 @@ func (o *Options) fill() error {
 	return nil
 }
 
-var client = &http.Client{Timeout: 2 * time.Second}
+// client makes one-off requests (a probe, a shutdown): it keeps no idle
+// connection, so no connection goroutines outlive a probe in the
+// processes that only relay (the native host, gasoline-host --mcp).
+var client = &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 
 // Probe asks the daemon on port for /health. It returns an error when
 // nothing answers or something other than Gasoline answers.

@@ -166,7 +166,7 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 }
 
 const instructions = "Gasoline drives the user's real Chrome through its extension. " +
-	"Read with observe (snapshot gives [ref=eN] targets), act with interact (mutating modes need the user's approval), " +
+	"Read with observe (snapshot gives [eN] refs to act on), act with interact (mutating modes need the user's approval), " +
 	"analyze and generate work on what was captured. configure describe_capabilities gives any mode's arguments; " +
 	"configure doctor says what to fix when something fails. " + untrusted.AgentRule
 

@@ -24,6 +24,7 @@ func Main(ctx context.Context, origin string, args []string, stdin io.Reader, st
 	if !extid.IsOrigin(origin) {
 		return fmt.Errorf("refusing caller %q: this native host serves only the Gasoline extension (%s)", origin, extid.Origin)
 	}
+	sizeRuntime()
 	level := slog.LevelInfo
 	if os.Getenv("GASOLINE_DEBUG") != "" {
 		level = slog.LevelDebug

@@ -10,6 +10,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
+	"github.com/gasoline-mcp/gasoline/internal/wsutil"
 )
 
 // session relays over one daemon connection until it fails (done=false:
@@ -34,6 +35,7 @@ func (r *relay) session(ctx context.Context, c *websocket.Conn) (done bool, err 
 		r.event(protocol.EventLinkReconnected, map[string]string{"daemon_version": w.Version})
 	}
 	r.log.Info("connected to daemon", "replayed_hello", hello != nil)
+	trimStartup() // connecting is done: its code need not stay mapped
 
 	// Daemon → Chrome, owned by this session.
 	downErr := make(chan error, 1)
@@ -124,6 +126,14 @@ func (r *relay) down(ctx context.Context, c *websocket.Conn) error {
 			r.mu.Lock()
 			delete(r.pending, h.ID)
 			r.mu.Unlock()
+		}
+		if r.src.sequenceOfPageData(msg, h) {
+			e := protocol.Errorf(protocol.CodeBadRequest, false, "cdp.sequence may not run page-data commands (their results are redacted only through cdp.send); send them with cdp.send")
+			out, _ := protocol.Reply(h.ID, nil, e)
+			if err := wsutil.Write(ctx, c, out, 10*time.Second); err != nil {
+				return err
+			}
+			continue
 		}
 		r.src.down(msg, h)
 		select {

@@ -99,6 +99,22 @@ func (s *source) down(msg []byte, h head) {
 	s.mu.Unlock()
 }
 
+// sequenceOfPageData reports a cdp.sequence request naming a command whose
+// result carries page data: its results would reach the daemon without
+// the source stage, which redacts only cdp.send replies, so the host
+// refuses it (the daemon sends such commands with cdp.send).
+func (s *source) sequenceOfPageData(msg []byte, h head) bool {
+	if s.store == nil || h.Method != "cdp.sequence" {
+		return false
+	}
+	for _, m := range gjson.GetBytes(msg, "params.steps.#.method").Array() {
+		if pageResults[m.String()] {
+			return true
+		}
+	}
+	return false
+}
+
 // reset forgets tracked requests (the daemon connection ended; their
 // replies can no longer be delivered).
 func (s *source) reset() {

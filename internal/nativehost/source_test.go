@@ -89,6 +89,18 @@ func TestSourceStageRedactsPageData(t *testing.T) {
 	ext.send(protocol.Message{ID: 41, Result: json.RawMessage(`{"result":{"value":"x"}}`)})
 	require.JSONEq(t, `{"result":{"value":"x"}}`, string(readWS(t, ctx, c).Result))
 
+	// A sequence naming a page-data command is refused by the host (its
+	// results would skip the source stage); another goes to Chrome.
+	writeWS(t, ctx, c, protocol.Message{ID: 42, Method: "cdp.sequence", Params: json.RawMessage(
+		`{"tab_id":7,"steps":[{"method":"Runtime.evaluate","params":{}},{"method":"Network.getResponseBody","params":{"requestId":"r1"}}]}`)})
+	refused := readWS(t, ctx, c)
+	require.Equal(t, int64(42), refused.ID)
+	require.NotNil(t, refused.Error)
+	require.Equal(t, protocol.CodeBadRequest, refused.Error.Code)
+	writeWS(t, ctx, c, protocol.Message{ID: 43, Method: "cdp.sequence", Params: json.RawMessage(
+		`{"tab_id":7,"steps":[{"method":"Page.captureScreenshot","params":{}}]}`)})
+	require.Equal(t, int64(43), ext.recv().ID, "a sequence without page data goes through")
+
 	ext.in.Close()
 	require.NoError(t, <-done)
 }

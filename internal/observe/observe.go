@@ -66,8 +66,9 @@ type Filter interface {
 
 // Observer serves the observe modes.
 type Observer struct {
-	cfg Config
-	log *slog.Logger
+	cfg   Config
+	log   *slog.Logger
+	shots shotLocks // one capture at a time per tab
 }
 
 // New returns an Observer.

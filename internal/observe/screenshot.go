@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -86,19 +85,17 @@ type maskState struct {
 	Count      int    `json:"count"`
 }
 
-// applyMask installs the mask for the built-in and the user's selectors.
-// It fails closed: no mask, no screenshot.
-func applyMask(ctx context.Context, s *cdp.Session, c *mcpserver.Call) (token string, st maskState, err error) {
+// maskScript is the script that installs the mask for the built-in and
+// the user's selectors, and the token that stamps it. It fails closed: no
+// usable policy, no mask, no screenshot.
+func maskScript(c *mcpserver.Call) (script, token string, err error) {
 	user, err := c.MaskSelectors()
 	if err != nil {
-		return "", st, tools.Errorf("redaction_failed", "the screenshot was refused because the redaction policy is not usable (%v); fix it (configure {what:\"redaction\", op:\"get\"} shows the error)", err)
+		return "", "", tools.Errorf("redaction_failed", "the screenshot was refused because the redaction policy is not usable (%v); fix it (configure {what:\"redaction\", op:\"get\"} shows the error)", err)
 	}
 	sels, _ := json.Marshal(append(append([]string(nil), maskSelectors...), user...))
 	token = strconv.FormatInt(time.Now().UnixNano(), 36)
-	if err := evalJSON(ctx, s, fmt.Sprintf(maskOn, sels, maskRule, token), &st); err != nil {
-		return "", st, err
-	}
-	return token, st, nil
+	return fmt.Sprintf(maskOn, sels, maskRule, token), token, nil
 }
 
 const elementRect = `(() => { const e = document.querySelector(%q); if (!e) return null; const r = e.getBoundingClientRect();
@@ -130,7 +127,7 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 	if p.Clip != nil {
 		p.CaptureBeyondViewport = ptr(true)
 	}
-	data, masked, err := Capture(ctx, s, c, p)
+	data, masked, err := o.Capture(ctx, s, c, p)
 	if err != nil {
 		return nil, err
 	}
@@ -157,24 +154,17 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 // policy's mask selectors painted over (it fails closed: no mask, no
 // image), and returns the image and how many elements the mask covered.
 // A navigation during the capture discards the image (page_changed).
-// Every screenshot Gasoline takes goes through it (observe screenshot,
-// analyze visual_diff).
-func Capture(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams) ([]byte, int, error) {
-	token, mask, err := applyMask(ctx, s, c)
+// Captures of one tab run one at a time. Every screenshot Gasoline takes
+// goes through it (observe screenshot, analyze visual_diff).
+func (o *Observer) Capture(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams) ([]byte, int, error) {
+	unlock, err := o.shots.lock(ctx, s.TabID())
 	if err != nil {
 		return nil, 0, err
 	}
-	data, err := captureImage(ctx, s, p, mask.Visibility == "hidden")
-	var held bool
-	uctx, ucancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	herr := evalJSON(uctx, s, fmt.Sprintf(maskHeld, token), &held)
-	ucancel()
+	defer unlock()
+	data, mask, err := o.capture(ctx, s, c, p)
 	if err != nil {
-		return nil, 0, tabs.ToolError(err)
-	}
-	if herr != nil || !held {
-		return nil, 0, &tools.Error{Code: "page_changed", Retryable: true,
-			Message: fmt.Sprintf("tab %d changed while the screenshot was taken (the mask over sensitive fields was gone), so it was discarded; retry", s.TabID())}
+		return nil, 0, err
 	}
 	return data, mask.Count, nil
 }
@@ -249,65 +239,4 @@ func (o *Observer) saveFile(tab int, ext string, data []byte) (string, error) {
 func dialogBlocks(tab int) *tools.Error {
 	return &tools.Error{Code: "dialog_open", NextAction: &tools.Next{Tool: "interact", Arguments: map[string]any{"what": "handle_dialog", "accept": true, "tab_id": tab}},
 		Message: fmt.Sprintf("a JavaScript dialog is open in tab %d and blocks the page; accept or dismiss it with interact handle_dialog first", tab)}
-}
-
-// Kicks of a screenshot that does not answer: Chrome renders a background
-// tab (the agent's tabs are background tabs) only on demand, and a capture
-// there can wait for a frame that only the next capture request produces
-// (measured in a hidden tab: every other Page.captureScreenshot stalls
-// until another one is sent; two sent at once both stall). Visible tabs
-// stall too: in the side-by-side bench more than half the captures of a
-// visible headless tab waited for the kick (the others answered in 35–70
-// ms; the mask is not the cause, measured without it). First kick at 300
-// ms: p50 330 ms; at 100 ms: 130 ms; at 50 ms: 77 ms. So a capture that
-// has not answered gets company after kickAfter — every kickAfter in a
-// hidden tab, doubling in a visible one, where a large full-page capture
-// may honestly take longer — up to maxCaptures requests; the first image
-// wins.
-const (
-	kickAfter   = 50 * time.Millisecond
-	maxCaptures = 8
-)
-
-func captureImage(ctx context.Context, s *cdp.Session, p page.CaptureScreenshotParams, hidden bool) ([]byte, error) {
-	type shot struct {
-		data []byte
-		err  error
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer func() { cancel(); wg.Wait() }()
-	results := make(chan shot, maxCaptures)
-	launch := func() {
-		wg.Go(func() {
-			r, err := cdproto.Call(ctx, s, page.CaptureScreenshot, p)
-			results <- shot{r.Data, err}
-		})
-	}
-	launch()
-	sent, wait := 1, kickAfter
-	kick := time.NewTimer(wait)
-	defer kick.Stop()
-	for {
-		select {
-		case r := <-results:
-			if r.err == nil && len(r.data) > 0 {
-				return r.data, nil
-			}
-			if r.err != nil && ctx.Err() == nil {
-				return nil, tabs.ToolError(r.err)
-			}
-		case <-kick.C:
-			if sent < maxCaptures {
-				launch()
-				sent++
-				if !hidden {
-					wait = min(2*wait, 2*time.Second)
-				}
-				kick.Reset(wait)
-			}
-		case <-ctx.Done():
-			return nil, tabs.ToolError(ctx.Err())
-		}
-	}
 }

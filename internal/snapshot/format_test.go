@@ -33,17 +33,17 @@ func TestFormat(t *testing.T) {
 		{
 			name:    "role, name, states, ref and value",
 			records: rec(`0|textbox|Email|required focused|3|ada@example.com`, `0|checkbox|I "agree"|checked|4|`, `0|heading|Title|level=1|5|`),
-			want:    "- textbox \"Email\" [required] [focused] [ref=e3]: ada@example.com\n- checkbox \"I \\\"agree\\\"\" [checked] [ref=e4]\n- heading \"Title\" [level=1] [ref=e5]\n",
+			want:    "textbox \"Email\" [required] [focused] [e3]: ada@example.com\ncheckbox \"I \\\"agree\\\"\" [checked] [e4]\nheading \"Title\" [level=1] [e5]\n",
 		},
 		{
 			name:    "indented by depth; text runs",
 			records: rec(`0|navigation|Main||1|`, `1|list|||0|`, `2|listitem|||0|`, `3|link|Home||2|`, `2|listitem|||0|Plain item`, `0|text|||0|Hello world`),
-			want:    "- navigation \"Main\" [ref=e1]\n  - list\n    - link \"Home\" [ref=e2]\n    - listitem: Plain item\n- text: Hello world\n",
+			want:    "navigation \"Main\" [e1]\n list\n  link \"Home\" [e2]\n  listitem: Plain item\ntext: Hello world\n",
 		},
 		{
 			name:    "a name taken from the children prints only with no children",
 			records: rec(`0|heading|Espresso grinder|level=3 nfc|0|`, `1|link|Espresso grinder||7|`, `0|button|Save||8|`),
-			want:    "- heading [level=3]\n  - link \"Espresso grinder\" [ref=e7]\n- button \"Save\" [ref=e8]\n",
+			want:    "heading [level=3]\n link \"Espresso grinder\" [e7]\nbutton \"Save\" [e8]\n",
 		},
 		{
 			name: "simple table rows print on one line",
@@ -51,20 +51,20 @@ func TestFormat(t *testing.T) {
 				`1|row|||0|`, `2|columnheader|Order||0|`, `2|columnheader|Customer||0|`,
 				`1|row|||0|`, `2|cell|#1||0|`, `2|cell|Ada|nfc|0|`, `3|link|Ada||2|`,
 				`1|row|||0|`, `2|cell|#2||0|`, `2|cell|||0|`, `3|button|Edit||3|`, `3|button|Delete||4|`),
-			want: "- table \"Orders\" [ref=e1]\n  - row: Order | Customer\n  - row: #1 | link \"Ada\" [ref=e2]\n" +
-				"  - row\n    - cell \"#2\"\n    - cell\n      - button \"Edit\" [ref=e3]\n      - button \"Delete\" [ref=e4]\n",
+			want: "table \"Orders\" [e1]\n row: Order | Customer\n row: #1 | link \"Ada\" [e2]\n" +
+				" row\n  cell \"#2\"\n  cell\n   button \"Edit\" [e3]\n   button \"Delete\" [e4]\n",
 		},
 		{
 			name:    "limit cuts and says how to get the rest",
 			records: rec(`0|main|||0|`, `1|button|A||1|`, `1|button|B||2|`, `1|button|C||3|`),
 			opts:    Options{Limit: 2},
-			want:    "- main\n  - button \"A\" [ref=e1]\n… 2 more nodes; pass limit=4 or a ref as root\n",
+			want:    "main\n button \"A\" [e1]\n… 2 more nodes; pass limit=4 or a ref as root\n",
 		},
 		{
 			name:    "depth cuts and says how many nodes are deeper",
 			records: rec(`0|main|||0|`, `1|list|||0|`, `2|listitem|||0|one`, `2|listitem|||0|two`, `0|button|Go||1|`),
 			opts:    Options{Depth: 2},
-			want:    "- main\n  - list\n- button \"Go\" [ref=e1]\n… 2 nodes deeper than depth 2 not shown; pass a larger depth or a ref as root\n",
+			want:    "main\n list\nbutton \"Go\" [e1]\n… 2 nodes deeper than depth 2 not shown; pass a larger depth or a ref as root\n",
 		},
 		{
 			name: "interactive_only lists controls flat under their headings",
@@ -74,13 +74,13 @@ func TestFormat(t *testing.T) {
 			opts: Options{InteractiveOnly: true},
 			// "Orders" has no control before the next heading; "Card" is
 			// named by its link.
-			want: "- link \"Home\" [ref=e1]\n- heading \"Products\"\n- link \"Card\" [ref=e4]\n- combobox \"Plan\" [ref=e5]: Pro\n",
+			want: "link \"Home\" [e1]\nheading \"Products\"\nlink \"Card\" [e4]\ncombobox \"Plan\" [e5]: Pro\n",
 		},
 		{
 			name:    "iframe content stays under its iframe in interactive_only",
 			records: rec(`0|iframe|Pay||1|`, `1|heading|Card|level=2|2|`, `1|textbox|Number||3|`),
 			opts:    Options{InteractiveOnly: true},
-			want:    "- iframe \"Pay\" [ref=e1]\n  - heading \"Card\"\n  - textbox \"Number\" [ref=e3]\n",
+			want:    "iframe \"Pay\" [e1]\n heading \"Card\"\n textbox \"Number\" [e3]\n",
 		},
 	}
 	for _, tc := range tests {

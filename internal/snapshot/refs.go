@@ -119,7 +119,7 @@ func (e *entry) gone(reason string) error {
 	return &StaleRefError{Ref: "e" + strconv.Itoa(e.n), Desc: e.desc, Gen: e.gen, Reason: fmt.Sprintf(reason, e.gen)}
 }
 
-// parseRef reads "e12" (or "ref=e12", "[ref=e12]").
+// parseRef reads "e12" (or "[e12]", "ref=e12", "[ref=e12]").
 func parseRef(ref string) (int, bool) {
 	ref = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(ref), "["), "]")
 	ref = strings.TrimPrefix(ref, "ref=")

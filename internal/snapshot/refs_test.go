@@ -10,7 +10,7 @@ import (
 )
 
 func TestParseRef(t *testing.T) {
-	for in, want := range map[string]int{"e12": 12, "ref=e3": 3, "[ref=e7]": 7, " e1 ": 1} {
+	for in, want := range map[string]int{"e12": 12, "ref=e3": 3, "[ref=e7]": 7, "[e8]": 8, " e1 ": 1} {
 		n, ok := parseRef(in)
 		assert.True(t, ok, in)
 		assert.Equal(t, want, n, in)

@@ -1,18 +1,23 @@
 // Package snapshot takes the accessibility snapshot agents read and act
-// on: one node a line (`- role "name" [state] [ref=eN]`), indented by
+// on: one node a line (`role "name" [state] [eN]`), indented one space per
 // depth, with refs on every interactive and named node.
 //
 // The text stays lean: generic wrappers (divs, spans, unnamed sections)
-// are flattened; a control's value follows a colon (`- textbox "Email"
-// [ref=e3]: ada@example.com`, passwords as ••••); a text-only node reads
-// `- paragraph: …`; states are [checked], [checked=mixed], [disabled],
-// [expanded], [expanded=false], [selected], [pressed], [required],
-// [readonly], [current], [focused] and [level=N]; a name taken from
-// the children prints only on a node without printed children; a list
-// item or paragraph around one node prints as that node; a table row of
-// simple cells prints on one line (`- row: #1 | link "Ada" [ref=e9] |
-// $12`); closed <details> show only their summary; native <select>
-// options list under their combobox without refs (select by value).
+// are flattened; a control's value follows a colon (`textbox "Email"
+// [e3]: ada@example.com`, passwords as ••••); a text-only node reads
+// `paragraph: …`; states are [checked], [checked=mixed], [disabled],
+// [expanded], [collapsed], [selected], [pressed], [required], [readonly],
+// [current], [focused] and [level=N]; a name taken from the children
+// prints only on a node without printed children; a list item or
+// paragraph around one node prints as that node; a table row of simple
+// cells prints on one line (`row: #1 | link "Ada" [e9] | $12`); closed
+// <details> show only their summary; native <select> options list under
+// their combobox without refs (select by value).
+//
+// Find (find.go) answers only the lines matching a query, under their
+// parents' lines; Diff (diff.go) answers what changed since the session's
+// previous snapshot of the tab. Both walk the whole tab as a full snapshot
+// does, so the refs they show are current.
 //
 // A walker (walker.js) runs once per frame with Runtime.callFunctionOn in
 // Gasoline's isolated world, where the page's own scripts cannot see or
@@ -34,6 +39,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
@@ -47,6 +53,35 @@ type Options struct {
 	Limit           int    // nodes shown; 0 = all. A cut snapshot says so and how to get the rest
 	Root            string // a ref (e12) or CSS selector: snapshot only that subtree
 	Frame           string // a ref or CSS selector of an iframe: snapshot that frame
+	// Find answers only the lines matching a query and their parents'
+	// lines (find.go); Limit caps the matches.
+	Find string
+	// Diff answers only what changed since Session's previous full
+	// snapshot of the tab (diff.go); a whole-tab snapshot only.
+	Diff bool
+	// Session is whose snapshot this is: a full snapshot taken with a
+	// Session is kept for its next Diff.
+	Session string
+}
+
+// check refuses options that do not go together.
+func (o Options) check() error {
+	bad := argErr
+	switch {
+	case o.Depth < 0 || o.Limit < 0:
+		return bad("depth and limit must not be negative")
+	case o.Find != "" && o.Diff:
+		return bad("find and diff do not go together; ask for one")
+	case o.Diff && (o.Root != "" || o.Frame != ""):
+		return bad("diff compares whole-tab snapshots; drop ref, selector and frame")
+	case o.Diff && (o.InteractiveOnly || o.Depth > 0):
+		return bad("diff compares full snapshots; drop interactive_only and depth")
+	case o.Diff && o.Session == "":
+		return bad("diff needs the session whose previous snapshot it compares with")
+	case o.Find != "" && o.Depth > 0:
+		return bad("find shows each match with all its parents; drop depth")
+	}
+	return nil
 }
 
 // Result is one snapshot.
@@ -61,6 +96,11 @@ type Result struct {
 	// Hidden counts the text runs and names left out because no person
 	// sees them (internal/visible): the answer's hidden_dropped.
 	Hidden int
+	// Note says what Text holds when it is not the whole snapshot: the
+	// find query and its matches, or what a diff compares.
+	Note    string
+	Matches int        // Find: lines matching
+	Diff    *DiffStats // Diff: what changed; nil when Text is the full snapshot
 }
 
 // SessionFunc returns the CDP session of a tab, or of a child session
@@ -90,6 +130,7 @@ type Snapshotter struct {
 	mu   sync.Mutex
 	tabs map[int]*tabRefs
 	navs map[int]int // navigation count per tab, bumped by Invalidate
+	hist history     // each session's previous full snapshot of each tab, for Diff
 }
 
 // New returns a Snapshotter. It panics without cfg.Session.
@@ -134,6 +175,7 @@ func (s *Snapshotter) Invalidate(tab int) {
 
 // Forget drops everything about a tab (it closed).
 func (s *Snapshotter) Forget(tab int) {
+	s.hist.forget("", tab)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.tabs, tab)
@@ -153,8 +195,15 @@ func (s *Snapshotter) Generation(tab int) int {
 // generation: refs it does not issue go stale. A subtree or frame snapshot
 // issues its refs into the current generation and leaves the others valid.
 func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, error) {
-	if o.Depth < 0 || o.Limit < 0 {
-		return nil, argErr("depth and limit must not be negative")
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	var q query
+	if o.Find != "" {
+		var err error
+		if q, err = parseFind(o.Find); err != nil {
+			return nil, argErr("find: " + err.Error())
+		}
 	}
 	t, nav := s.tab(tab)
 	t.mu.Lock()
@@ -197,8 +246,25 @@ func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, er
 		return nil, ErrNavigated
 	}
 	t.commit(run.issued, gen, run.next)
-	text, shown, total := format(nodes, o)
-	return &Result{Text: text, Generation: gen, Nodes: total, Shown: shown, Refs: len(run.issued), Tree: nodes, PageMS: run.pageMS, Hidden: run.hidden}, nil
+	r := &Result{Generation: gen, Refs: len(run.issued), Tree: nodes, PageMS: run.pageMS, Hidden: run.hidden}
+	ls, deeper := lines(nodes, o)
+	var prev *kept
+	if full && o.Session != "" {
+		all := ls
+		if o.InteractiveOnly || o.Depth > 0 {
+			all, _ = lines(nodes, Options{})
+		}
+		prev = s.hist.swap(histKey{o.Session, tab}, &kept{gen: gen, nav: nav, lines: bare(all), used: time.Now()})
+	}
+	switch {
+	case o.Find != "":
+		findText(r, ls, q, o.Limit)
+	case o.Diff:
+		diffText(r, ls, prev, nav)
+	default:
+		r.Text, r.Shown, r.Nodes = formatLines(ls, deeper, o)
+	}
+	return r, nil
 }
 
 // release frees the remote objects that lookups since the last full
@@ -241,6 +307,57 @@ func (s *Snapshotter) Resolve(ctx context.Context, tab int, ref string) (Target,
 		return Target{}, e.gone("the element was removed from the page after snapshot %d")
 	}
 	return Target{BackendNodeID: id, Desc: e.desc, SessionID: e.world.session, FrameID: e.world.frame}, nil
+}
+
+// Located is where a ref's element is, found without a round trip: a
+// function run in Context (the snapshot's isolated world in the element's
+// frame, in SessionID) gets the element with ElementJS(N). A caller acting
+// on it in one round trip reports what it found with Gone and Replaced.
+type Located struct {
+	Target
+	Context runtime.ExecutionContextID
+	N       int
+
+	s   *Snapshotter
+	tab int
+	e   *entry
+}
+
+// Locate checks a ref as Resolve does (it must be from the tab's latest
+// snapshot of the current document) and says where its element is.
+func (s *Snapshotter) Locate(tab int, ref string) (*Located, error) {
+	t, nav := s.tab(tab)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.sync(nav)
+	e, err := t.lookup(ref, nav)
+	if err != nil {
+		return nil, err
+	}
+	ec, ok := t.worlds[e.world]
+	if !ok {
+		return nil, e.gone("the page was replaced after snapshot %d")
+	}
+	return &Located{Target: Target{Desc: e.desc, SessionID: e.world.session, FrameID: e.world.frame},
+		Context: ec, N: e.n, s: s, tab: tab, e: e}, nil
+}
+
+// Gone is the error for a located element that ElementJS did not find: it
+// left the page.
+func (l *Located) Gone() error {
+	return l.e.gone("the element was removed from the page after snapshot %d")
+}
+
+// Replaced is the error for a located element whose world no longer
+// exists (its document was replaced); the world is forgotten.
+func (l *Located) Replaced() error {
+	t, _ := l.s.tab(l.tab)
+	t.mu.Lock()
+	if t.worlds[l.e.world] == l.Context {
+		delete(t.worlds, l.e.world)
+	}
+	t.mu.Unlock()
+	return l.e.gone("the page was replaced after snapshot %d")
 }
 
 // worldContext returns (creating if needed) the isolated world's context.

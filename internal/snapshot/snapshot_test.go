@@ -25,7 +25,7 @@ func TestTakeAndResolve(t *testing.T) {
 
 	r, err := s.Take(ctx, tabID, Options{})
 	require.NoError(t, err)
-	assert.Equal(t, "- main\n  - button \"Save\" [ref=e1]\n  - link \"Help\" [ref=e2]\n", r.Text)
+	assert.Equal(t, "main\n button \"Save\" [e1]\n link \"Help\" [e2]\n", r.Text)
 	assert.Equal(t, 1, r.Generation)
 	assert.Equal(t, 2, r.Refs)
 	assert.Equal(t, 1.5, r.PageMS)
@@ -93,7 +93,7 @@ func TestReplacedDocument(t *testing.T) {
 
 	r, err := s.Take(ctx, tabID, Options{})
 	require.NoError(t, err, "a snapshot recreates the world")
-	assert.Contains(t, r.Text, `button "Save" [ref=e1]`)
+	assert.Contains(t, r.Text, `button "Save" [e1]`)
 	assert.Equal(t, 2, f.count("Page.createIsolatedWorld"))
 }
 
@@ -110,7 +110,7 @@ func TestNavigationDropsWorlds(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 2, f.count("Page.createIsolatedWorld"), "a navigation means a new document and a new world")
 	assert.Equal(t, 2, f.count("Page.getFrameTree"))
-	assert.Contains(t, r.Text, "[ref=e2]", "ref numbers are never reused in a tab")
+	assert.Contains(t, r.Text, "[e2]", "ref numbers are never reused in a tab")
 }
 
 func TestPartialSnapshotKeepsGeneration(t *testing.T) {
@@ -157,8 +157,8 @@ func TestOutOfProcessFrameSplice(t *testing.T) {
 
 	r, err := s.Take(ctx, tabID, Options{})
 	require.NoError(t, err)
-	assert.Equal(t, "- heading \"Top\" [level=1] [ref=e1]\n- iframe \"Pay\" [ref=e2]\n  - textbox \"Card number\" [ref=e4]\n"+
-		"  - iframe \"Nested\" [ref=e5]\n    - text: (frame content unavailable: no iframe there)\n- button \"After\" [ref=e3]\n", r.Text)
+	assert.Equal(t, "heading \"Top\" [level=1] [e1]\niframe \"Pay\" [e2]\n textbox \"Card number\" [e4]\n"+
+		" iframe \"Nested\" [e5]\n  text: (frame content unavailable: no iframe there)\nbutton \"After\" [e3]\n", r.Text)
 	assert.Equal(t, float64(4), f.walks[1]["next"], "the child frame numbers its refs after the parent's")
 
 	got, err := s.Resolve(ctx, tabID, "e4")
@@ -167,7 +167,7 @@ func TestOutOfProcessFrameSplice(t *testing.T) {
 
 	fr, err := s.Take(ctx, tabID, Options{Frame: "#CHILD"})
 	require.NoError(t, err)
-	assert.Contains(t, fr.Text, "- textbox \"Card number\" [ref=e4]\n")
+	assert.Contains(t, fr.Text, "textbox \"Card number\" [e4]\n")
 	assert.NotContains(t, fr.Text, "Top")
 
 	children.Detached(tabID, &target.EventDetachedFromTarget{SessionID: "S1"})

@@ -25,13 +25,18 @@ var walkerSrc string
 // The source never changes, so V8 compiles it once per world.
 var walkerJS = visible.Wrap(walkerSrc)
 
-// resolveJS returns the element behind ref n of the latest snapshot in this
-// world, or null when it is gone (removed, or its document left its frame).
-const resolveJS = `function (n) {
+// ElementJS is a function expression that returns the element behind ref
+// number n of the latest snapshot, run in the snapshot's world of the
+// element's frame (Located.Context), or null when it is gone (removed, or
+// its document left its frame).
+const ElementJS = `((n) => {
   const W = globalThis.__gasoline;
   const el = W && W.byN.get(n)?.deref();
   return el && el.isConnected && el.ownerDocument.defaultView ? el : null;
-}`
+})`
+
+// resolveJS returns the element behind ref n.
+const resolveJS = `function (n) { return ` + ElementJS + `(n) }`
 
 // errRootGone is what the walker throws when Options.Root's element left
 // the page.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,26 +38,15 @@ const maxCommand = 4096
 // parse or validate, is an error (the terminal then starts nothing).
 func LoadSettings(dir string) (Settings, error) {
 	path := filepath.Join(dir, SettingsFile)
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Settings{}, nil
-	}
-	if err != nil {
-		return Settings{}, fmt.Errorf("terminal: reading %s: %w", path, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return Settings{}, fmt.Errorf("terminal: reading %s: %w", path, err)
-	}
-	if tooOpen(st) {
-		return Settings{}, fmt.Errorf("%w: %s is %#o; run chmod 600 %s", ErrSettingsMode, path, st.Mode().Perm(), path)
-	}
 	var s Settings
-	dec := json.NewDecoder(f)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		return Settings{}, fmt.Errorf("terminal: %s does not parse (%v); fix it, save the settings from the panel, or remove it", path, err)
+	_, err := state.ReadPrivateJSON(path, &s)
+	switch {
+	case errors.As(err, new(*state.TooOpenError)):
+		return Settings{}, fmt.Errorf("%w: %v", ErrSettingsMode, err)
+	case errors.Is(err, state.ErrSyntax):
+		return Settings{}, fmt.Errorf("terminal: %v; fix it, save the settings from the panel, or remove it", err)
+	case err != nil:
+		return Settings{}, fmt.Errorf("terminal: %w", err)
 	}
 	if err := s.check(); err != nil {
 		return Settings{}, fmt.Errorf("terminal: %s: %w", path, err)

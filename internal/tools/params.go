@@ -86,6 +86,8 @@ var catalogue = map[string]Param{
 	"summary":          {Type: Boolean, Desc: "short form", Example: true},
 	"interactive_only": {Type: Boolean, Desc: "only interactive nodes", Example: true},
 	"depth":            {Type: Integer, Desc: "maximum tree depth", Min: bound(1), Max: bound(100), Example: 5},
+	"find":             {Type: String, Desc: `only the nodes whose name or text contains this ("…" for exact; or role=button[name="Save"]), under their parents`, Example: "Save"},
+	"diff":             {Type: Boolean, Desc: "only what changed since this session's previous snapshot of the tab", Example: true},
 	"full_page":        {Type: Boolean, Desc: "capture the full page, not only the viewport", Example: true},
 	"format":           {Type: String, Desc: "image format", Enum: []string{"png", "jpeg"}, Default: "png", Example: "jpeg"},
 	"quality":          {Type: Integer, Desc: "JPEG quality", Min: bound(1), Max: bound(100), Example: 80},

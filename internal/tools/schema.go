@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Hints are the MCP tool annotations, derived from the classification of
@@ -73,17 +74,18 @@ func (m *Mode) requiredSketch() string {
 // alias and every argument any mode takes, by type (the per-mode detail is
 // in describe_capabilities). Built once; callers must not modify it.
 func (t *Tool) InputSchema() json.RawMessage {
-	if s, ok := schemas[t.Name]; ok {
+	if s, ok := schemas()[t.Name]; ok {
 		return s
 	}
 	panic("tools: no schema for " + t.Name)
 }
 
-var schemas = buildSchemas()
+// schemas are built on first use (registry says why).
+var schemas = sync.OnceValue(buildSchemas)
 
 func buildSchemas() map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
-	for _, t := range registry.tools {
+	for _, t := range registry().tools {
 		raw, err := json.Marshal(schemaOf(t))
 		if err != nil {
 			panic(err)
@@ -108,7 +110,7 @@ type objectSchema struct {
 
 // described are the arguments whose meaning is not obvious from the name;
 // their catalogue description is kept in the compact schema.
-var described = map[string]bool{"ref": true, "selector": true, "timeout_ms": true, "background": true, "approval_id": true, "correlation_id": true}
+var described = map[string]bool{"ref": true, "selector": true, "find": true, "timeout_ms": true, "background": true, "approval_id": true, "correlation_id": true}
 
 func schemaOf(t *Tool) objectSchema {
 	props := map[string]*propSchema{

@@ -41,7 +41,7 @@ var table = []toolSpec{
 			{"page", ro, 1, "", "url, title, viewport, load state, tab id and frames"},
 			{"pending_commands", ro, 1, "after_cursor limit", "this session's commands: running ones and recent results"},
 			{"screenshot", ro, 1, "ref selector full_page format quality to_file", "viewport, full page or one element, sensitive fields masked"},
-			{"snapshot", ro, 1, "ref selector frame interactive_only depth limit to_file", "accessibility tree with [ref=eN] on interactive and named nodes"},
+			{"snapshot", ro, 1, "ref selector frame interactive_only depth limit find diff to_file", "accessibility tree with [eN] refs on interactive and named nodes; find: matches only; diff: changes since your last snapshot"},
 			{"storage", ro, 1, "origin", "localStorage, sessionStorage and cookie names and flags (values redacted)"},
 			{"tabs", ro, 1, "", "the session's tabs (opened by it or shared by the user) and the connected browsers"},
 			{"timeline", ro, 1, "limit after_cursor summary", "merged timeline of console, network and action events"},

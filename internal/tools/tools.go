@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Class is a mode's safety classification (SAFETY.md, "Classification").
@@ -69,15 +70,18 @@ type Arg struct {
 	Required bool
 }
 
-// registry is built once from the table at package init.
-var registry = mustBuild(table)
+// registry is built from the table on first use, not at package init:
+// gasoline-host's modes that never serve MCP (the native host, the
+// installers) never build it. A bad table panics on first use; the
+// package's tests build it.
+var registry = sync.OnceValue(func() index { return mustBuild(table) })
 
 // All returns the tools in tools/list order.
-func All() []*Tool { return registry.tools }
+func All() []*Tool { return registry().tools }
 
 // Get returns the named tool.
 func Get(name string) (*Tool, bool) {
-	for _, t := range registry.tools {
+	for _, t := range registry().tools {
 		if t.Name == name {
 			return t, true
 		}
@@ -87,7 +91,7 @@ func Get(name string) (*Tool, bool) {
 
 // Lookup returns a tool's mode.
 func Lookup(tool, what string) (*Mode, bool) {
-	m, ok := registry.modes[tool+"."+what]
+	m, ok := registry().modes[tool+"."+what]
 	return m, ok
 }
 
@@ -113,7 +117,7 @@ func (t *Tool) ModeNames() []string {
 // Classify returns the class of tool.what. A mode missing from the table, or
 // one whose class is not a known one, is an error: the caller must refuse
 // the call (fail closed).
-func Classify(tool, what string) (Class, error) { return registry.classify(tool, what) }
+func Classify(tool, what string) (Class, error) { return registry().classify(tool, what) }
 
 func (idx index) classify(tool, what string) (Class, error) {
 	m, ok := idx.modes[tool+"."+what]

@@ -107,7 +107,10 @@ func (s *scanBuf) lines(text string, first int, path string) {
 	n := first
 	for line := range strings.SplitSeq(text, "\n") {
 		p := passage{line: n, ref: refOf(line), path: path}
-		if name, rest, ok := snapshotLine(line); !ok {
+		// A line that is a bare word reads as a snapshot line without name
+		// or text ("main"), but page text can be one word too: it is a
+		// passage like any other line.
+		if name, rest, ok := snapshotLine(line); !ok || name == "" && rest == "" {
 			s.add(line, p)
 		} else {
 			if name != "" {
@@ -121,31 +124,37 @@ func (s *scanBuf) lines(text string, first int, path string) {
 	}
 }
 
-// refOf returns the first snapshot ref on a line ("e12"), or "".
+// refOf returns the first snapshot ref on a line ("e12", written
+// `[e12]`, or `[ref=e12]` in the older line format), or "".
 func refOf(line string) string {
-	i := strings.Index(line, "[ref=e")
-	if i < 0 {
-		return ""
+	for i := 0; i < len(line); i++ {
+		if line[i] != '[' {
+			continue
+		}
+		j := i + 1
+		if strings.HasPrefix(line[j:], "ref=") {
+			j += len("ref=")
+		}
+		if j >= len(line) || line[j] != 'e' {
+			continue
+		}
+		k := j + 1
+		for k < len(line) && line[k] >= '0' && line[k] <= '9' {
+			k++
+		}
+		if k > j+1 && k < len(line) && line[k] == ']' {
+			return line[j:k]
+		}
 	}
-	j := i + len("[ref=e")
-	k := j
-	for k < len(line) && line[k] >= '0' && line[k] <= '9' {
-		k++
-	}
-	if k == j || k >= len(line) || line[k] != ']' {
-		return ""
-	}
-	return line[i+len("[ref=") : k]
+	return ""
 }
 
-// snapshotLine splits a snapshot line (`- role "name" [attrs]: text`)
-// into its name (unquoted) and text; ok is false for any other line.
+// snapshotLine splits a snapshot line (`role "name" [states] [e12]:
+// text`, indented by depth; older snapshots started it with "- ") into
+// its name (unquoted) and text; ok is false for any other line.
 func snapshotLine(line string) (name, text string, ok bool) {
 	l := strings.TrimLeft(line, " ")
-	if !strings.HasPrefix(l, "- ") {
-		return "", "", false
-	}
-	l = l[2:]
+	l = strings.TrimPrefix(l, "- ")
 	i := 0
 	for i < len(l) && l[i] >= 'a' && l[i] <= 'z' {
 		i++

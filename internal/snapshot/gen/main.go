@@ -1,8 +1,10 @@
 // Command gen writes testdata/pages/large.html: a deterministic ~3,000-element
 // admin dashboard (navigation, a sidebar, an orders table with hundreds of
-// rows, product cards, an activity feed, forms, disclosure widgets, a hidden
-// dialog and a footer) for measuring snapshots. It uses no external
-// resources, so every run and every measurement sees the same page.
+// rows, product cards, an activity feed, forms, disclosure widgets, a
+// toolbar of 60 toggle buttons "Tool 1".."Tool 60", a hidden dialog and a
+// footer) for measuring snapshots, snapshot search and snapshot diffs. It
+// uses no external resources, so every run and every measurement sees the
+// same page.
 //
 //	go run ./internal/snapshot/gen > testdata/pages/large.html
 package main
@@ -128,6 +130,12 @@ body{font:14px sans-serif;margin:0}.wrap{display:flex}.side{width:220px}.main{fl
 		p(`<details><summary>How do I handle case %d?</summary><div class="answer"><p>Open the order, choose an action and confirm. Case %d is covered by the standard policy.</p></div></details>`+"\n", i+1, i+1)
 	}
 	p(`</section>
+<section aria-labelledby="tools-h"><h2 id="tools-h">Tools</h2><ul class="tools">
+`)
+	for i := range 60 {
+		p(`<li><button type="button" class="tool" aria-pressed="false">Tool %d</button></li>`+"\n", i+1)
+	}
+	p(`</ul></section>
 <section aria-labelledby="news-h"><h2 id="news-h">Newsletter</h2><form class="news"><div class="field"><label for="news-email">Email address</label><input id="news-email" type="email" required placeholder="you@example.com"></div><div class="field"><input id="news-terms" type="checkbox"><label for="news-terms">I accept the terms</label></div><button type="submit">Subscribe</button><p class="sr-only">We never share your address.</p></form></section>
 </main></div>
 <div class="modal" role="dialog" aria-label="Edit order"><div class="modal-body">
@@ -146,6 +154,12 @@ body{font:14px sans-serif;margin:0}.wrap{display:flex}.side{width:220px}.main{fl
 		p("</ul></div>\n")
 	}
 	p(`</div><p class="copy">© 2025 Gasoline Coffee. All rights reserved.</p></footer>
+<script>
+document.addEventListener('click', (e) => {
+  const b = e.target.closest('.tool');
+  if (b) b.setAttribute('aria-pressed', String(b.getAttribute('aria-pressed') !== 'true'));
+});
+</script>
 </body>
 </html>
 `)

@@ -1,4 +1,4 @@
-package agent
+package state
 
 import "io/fs"
 

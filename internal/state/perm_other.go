@@ -1,8 +1,8 @@
 //go:build !windows
 
-package terminal
+package state
 
 import "io/fs"
 
-// tooOpen reports a settings file group or others may read or write.
+// tooOpen reports a private file group or others may read or write.
 func tooOpen(fi fs.FileInfo) bool { return fi.Mode().Perm()&0o077 != 0 }

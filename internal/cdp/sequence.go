@@ -1,0 +1,122 @@
+package cdp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
+)
+
+// Step is one CDP command of a Sequence.
+type Step struct {
+	Method string
+	Params any
+	// Always runs the step even after an earlier one failed (clean-up).
+	Always bool
+	// StopOnException ends the sequence when the step answers
+	// exceptionDetails (a page script that threw), as if it had failed.
+	StopOnException bool
+	// Overlap sends the next step without waiting for this one; both are
+	// awaited before the step after them.
+	Overlap bool
+}
+
+// NewStep is a Step of a typed command (page.CaptureScreenshot, …).
+func NewStep[P, R any](cmd cdproto.Command[P, R], params P) Step {
+	return Step{Method: cmd.Method, Params: params}
+}
+
+// ResultOf decodes a step's result as its command's result type.
+func ResultOf[P, R any](cmd cdproto.Command[P, R], r StepResult) (R, error) {
+	var v R
+	err := r.Decode(cmd.Method, &v)
+	return v, err
+}
+
+// StepResult is what one step answered: its result, its error, or neither
+// when it was skipped (an earlier step failed).
+type StepResult struct {
+	Result  json.RawMessage
+	Err     *protocol.Error
+	Skipped bool
+}
+
+// Decode decodes a step's result into v; a step that failed returns its
+// error, a skipped one an error saying so.
+func (r StepResult) Decode(method string, v any) error {
+	switch {
+	case r.Err != nil:
+		return r.Err
+	case r.Skipped:
+		return fmt.Errorf("cdp: %s was skipped: an earlier step failed", method)
+	case v == nil || len(r.Result) == 0:
+		return nil
+	}
+	if err := jsonv2.Unmarshal(r.Result, v); err != nil {
+		return fmt.Errorf("cdp: decoding %s result: %w", method, err)
+	}
+	return nil
+}
+
+type seqStep struct {
+	Method          string          `json:"method"`
+	Params          json.RawMessage `json:"params"`
+	SessionID       string          `json:"session_id,omitempty"`
+	Always          bool            `json:"always,omitempty"`
+	StopOnException bool            `json:"stop_on_exception,omitempty"`
+	Overlap         bool            `json:"overlap,omitempty"`
+}
+
+type seqParams struct {
+	TabID int       `json:"tab_id"`
+	Steps []seqStep `json:"steps"`
+}
+
+type seqReply struct {
+	Results []struct {
+		Result  json.RawMessage `json:"result"`
+		Error   *protocol.Error `json:"error"`
+		Skipped bool            `json:"skipped"`
+	} `json:"results"`
+}
+
+// Sequence runs steps in the session's target in order, in one round trip
+// over the extension link (PROTOCOL.md cdp.sequence), instead of one round
+// trip each. A failing step ends the run (Always steps still run). The
+// error is for the link or the request; each step's own outcome is in its
+// StepResult.
+func (s *Session) Sequence(ctx context.Context, steps ...Step) ([]StepResult, error) {
+	p := seqParams{TabID: s.tabID, Steps: make([]seqStep, len(steps))}
+	for i, st := range steps {
+		raw := json.RawMessage(`{}`)
+		if st.Params != nil {
+			b, err := jsonv2.Marshal(st.Params)
+			if err != nil {
+				return nil, fmt.Errorf("cdp: encoding %s params: %w", st.Method, err)
+			}
+			raw = b
+		}
+		p.Steps[i] = seqStep{Method: st.Method, Params: raw, SessionID: s.sessionID, Always: st.Always,
+			StopOnException: st.StopOnException, Overlap: st.Overlap}
+	}
+	res, err := s.caller.Call(ctx, "cdp.sequence", p)
+	if err != nil {
+		return nil, err
+	}
+	var r seqReply
+	if err := json.Unmarshal(res, &r); err != nil {
+		return nil, fmt.Errorf("cdp: decoding a cdp.sequence reply: %w", err)
+	}
+	if len(r.Results) != len(steps) {
+		return nil, fmt.Errorf("cdp: cdp.sequence answered %d results for %d steps", len(r.Results), len(steps))
+	}
+	out := make([]StepResult, len(steps))
+	for i, x := range r.Results {
+		out[i] = StepResult{Result: x.Result, Err: x.Error, Skipped: x.Skipped}
+	}
+	return out, nil
+}

@@ -1,0 +1,53 @@
+package cdp
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
+)
+
+type seqCaller struct {
+	method string
+	params seqParams
+	reply  string
+}
+
+func (f *seqCaller) Call(_ context.Context, method string, params any) (json.RawMessage, error) {
+	f.method, f.params = method, params.(seqParams)
+	return json.RawMessage(f.reply), nil
+}
+
+func TestSequenceIsOneRequest(t *testing.T) {
+	fc := &seqCaller{reply: `{"results":[{"result":{"result":{"type":"number","value":2}}},{"error":{"code":"cdp_error","message":"no"}},{"skipped":true}]}`}
+	s := NewRouter().Session(fc, 7).Child("S1")
+	yes := true
+	got, err := s.Sequence(t.Context(),
+		Step{Method: runtime.Evaluate.Method, Params: runtime.EvaluateParams{Expression: "1+1", ReturnByValue: &yes}, StopOnException: true},
+		NewStep(page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}),
+		Step{Method: page.StopScreencast.Method, Always: true})
+	require.NoError(t, err)
+	require.Equal(t, "cdp.sequence", fc.method)
+	require.Equal(t, 7, fc.params.TabID)
+	require.Len(t, fc.params.Steps, 3)
+	require.Equal(t, seqStep{Method: "Runtime.evaluate", Params: json.RawMessage(`{"expression":"1+1","returnByValue":true}`), SessionID: "S1", StopOnException: true}, fc.params.Steps[0])
+	require.JSONEq(t, `{}`, string(fc.params.Steps[2].Params))
+	require.True(t, fc.params.Steps[2].Always)
+
+	ev, err := ResultOf(runtime.Evaluate, got[0])
+	require.NoError(t, err)
+	require.JSONEq(t, `2`, string(ev.Result.Value))
+	var perr *protocol.Error
+	require.ErrorAs(t, got[1].Decode("Page.captureScreenshot", nil), &perr)
+	require.Equal(t, "cdp_error", perr.Code)
+	require.ErrorContains(t, got[2].Decode("Page.stopScreencast", nil), "skipped")
+
+	fc.reply = `{"results":[]}`
+	_, err = s.Sequence(t.Context(), Step{Method: "Page.enable"})
+	require.ErrorContains(t, err, "0 results for 1 steps")
+}
