@@ -150,8 +150,10 @@ func (h *hostProc) send(method string, params any) int64 {
 	return h.next
 }
 
-// recv reads the next message; every byte on stdout must be a frame of
-// JSON (or a chunk of one).
+// recv reads the next reply or event; every byte on stdout must be a
+// frame of JSON (or a chunk of one). The daemon's own requests (tabs.query
+// after a hello) are answered with no tabs, as an extension with no open
+// tabs would.
 func (h *hostProc) recv() protocol.Message {
 	h.t.Helper()
 	for {
@@ -167,7 +169,11 @@ func (h *hostProc) recv() protocol.Message {
 		}
 		var m protocol.Message
 		require.NoError(h.t, json.Unmarshal(b, &m), "stdout carried a non-JSON frame: %q", b)
-		return m
+		if m.Method == "" || m.ID == 0 {
+			return m
+		}
+		out, _ := json.Marshal(protocol.Message{ID: m.ID, Result: json.RawMessage(`{"tabs":[]}`)})
+		require.NoError(h.t, h.w.WriteFrame(out))
 	}
 }
 
@@ -178,7 +184,7 @@ func (h *hostProc) hello() protocol.Welcome {
 	require.Equal(h.t, id, m.ID)
 	require.Nil(h.t, m.Error)
 	var w protocol.Welcome
-	require.NoError(h.t, json.Unmarshal(m.Result, &w))
+	require.NoError(h.t, json.Unmarshal(m.Result, &w), "%+v", m)
 	return w
 }
 

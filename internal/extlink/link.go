@@ -254,8 +254,14 @@ func (l *Link) handle(ctx context.Context, raw []byte) {
 // served in a goroutine of its own, bounded by the link's slots.
 func (l *Link) request(ctx context.Context, m *protocol.Message) {
 	if m.Method == protocol.MethodHello {
-		res, perr := l.onHello(m.Params)
+		res, first, perr := l.onHello(m.Params)
 		l.reply(ctx, m, res, perr)
+		if first { // after the welcome: the extension hears nothing from a daemon it has not met
+			close(l.ready)
+			if l.opts.OnReady != nil {
+				l.opts.OnReady(l)
+			}
+		}
 		return
 	}
 	select {
@@ -326,24 +332,20 @@ func (l *Link) Notify(ctx context.Context, method string, params any) error {
 	return l.conn.Write(ctx, msg)
 }
 
-func (l *Link) onHello(params json.RawMessage) (any, *protocol.Error) {
+// onHello records the extension's hello; first is true for the link's
+// first successful hello (OnReady is due once the welcome is written).
+func (l *Link) onHello(params json.RawMessage) (res any, first bool, perr *protocol.Error) {
 	var h protocol.Hello
 	if err := json.Unmarshal(params, &h); err != nil {
-		return nil, protocol.Errorf(protocol.CodeBadRequest, false, "hello params: %v", err)
+		return nil, false, protocol.Errorf(protocol.CodeBadRequest, false, "hello params: %v", err)
 	}
 	if h.Protocol != protocol.Version {
-		return nil, protocol.Errorf(protocol.CodeProtocolMismatch, false,
+		return nil, false, protocol.Errorf(protocol.CodeProtocolMismatch, false,
 			"extension speaks link protocol %d, daemon speaks %d; update the extension and gasoline-host to the same release", h.Protocol, protocol.Version)
 	}
 	l.mu.Lock()
-	first := l.hello == nil
+	first = l.hello == nil
 	l.hello = &h
 	l.mu.Unlock()
-	if first {
-		close(l.ready)
-		if l.opts.OnReady != nil {
-			l.opts.OnReady(l)
-		}
-	}
-	return protocol.Welcome{Protocol: protocol.Version, Version: l.opts.Version, DaemonPID: pid(), MaxFrame: 1 << 20}, nil
+	return protocol.Welcome{Protocol: protocol.Version, Version: l.opts.Version, DaemonPID: pid(), MaxFrame: 1 << 20}, first, nil
 }
