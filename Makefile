@@ -50,6 +50,8 @@ bench: chromium bench-e2e
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzReader -fuzztime 30s ./internal/nativemsg
 	$(GO) test -run '^$$' -fuzz FuzzAssembler -fuzztime 30s ./internal/nativemsg
+	$(GO) test -run '^$$' -fuzz FuzzRelayLine -fuzztime 30s ./internal/mcprelay
+	$(GO) test -run '^$$' -fuzz FuzzReadLines -fuzztime 30s ./internal/mcprelay
 
 run:
 	bash scripts/run.sh
