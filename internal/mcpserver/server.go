@@ -136,6 +136,9 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	if s.opts.Sessions.Logger == nil {
 		s.opts.Sessions.Logger = s.log
 	}
+	if s.opts.Sessions.Size == nil {
+		s.opts.Sessions.Size = resultSize
+	}
 	s.sessions = session.New(ctx, &s.opts.Sessions)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "gasoline", Title: "Gasoline", Version: s.opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
