@@ -21,6 +21,7 @@ export const PANEL_METHODS = Object.freeze([
   'panel.history',
   'panel.providers',
   'panel.export',
+  'daemon.start', // served by the native host: the Start button
   ...TERM_METHODS,
 ]);
 
@@ -46,6 +47,7 @@ export function panelError(err) {
  */
 export function viaConnector(connector) {
   return (method, params) => {
+    if (method === 'daemon.start') return connector.startDaemon();
     if (!connector.ready || !connector.link) {
       const err = new Error(
         'the extension is not connected to the Gasoline daemon yet',

@@ -68,5 +68,6 @@ const controller = new PanelController({
   download,
 });
 wireChat(els, controller);
+els.start?.addEventListener('click', () => controller.startDaemon());
 controller.terminal = wireTerminal(bindTerminal(document), controller.client);
 controller.start();

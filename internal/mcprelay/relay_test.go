@@ -19,6 +19,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
+	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
 // fakeDaemon accepts /ws/mcp connections and hands them to the test.
@@ -316,6 +317,22 @@ func TestRelayDaemonUnavailable(t *testing.T) {
 	if calls != 3 {
 		t.Errorf("Ensure called %d times, want 3 (start, then once per message)", calls)
 	}
+}
+
+// TestRelayDaemonStopped: after a deliberate stop the relay starts no
+// daemon and says so: the user has to start Gasoline.
+func TestRelayDaemonStopped(t *testing.T) {
+	ensure := func(context.Context) (launcher.Daemon, error) {
+		return launcher.Daemon{}, &launcher.StoppedError{Stop: state.Stop{By: "SIGTERM"}}
+	}
+	r := startRelay(t, Config{Ensure: ensure})
+	r.send(clientInit)
+	got := r.recv()
+	if dig(got, "error", "data", "code") != "daemon_stopped" || dig(got, "error", "data", "retryable") != false ||
+		!strings.Contains(dig(got, "error", "message").(string), "ask the user to start it") {
+		t.Fatalf("answer %v", got)
+	}
+	r.exit()
 }
 
 func TestReadLines(t *testing.T) {

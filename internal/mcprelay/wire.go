@@ -2,6 +2,9 @@ package mcprelay
 
 import (
 	"encoding/json"
+	"errors"
+
+	"github.com/gasoline-mcp/gasoline/internal/launcher"
 )
 
 // head is what the relay reads of a message: enough to track requests and
@@ -105,6 +108,14 @@ func errExiting(session string) rpcErr {
 }
 
 func errUnavailable(cause error) rpcErr {
+	if errors.Is(cause, launcher.ErrStopped) {
+		return rpcErr{
+			Code: codeDaemonUnavailable,
+			Message: cause.Error() + ". Gasoline does not restart on its own after a stop the user asked for: " +
+				"ask the user to start it, then retry",
+			Data: errData{Code: "daemon_stopped"},
+		}
+	}
 	return rpcErr{
 		Code: codeDaemonUnavailable,
 		Message: "the Gasoline daemon is not reachable (" + cause.Error() + "); retry in a moment, " +

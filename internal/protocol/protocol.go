@@ -38,6 +38,7 @@ const (
 	CodeProtocolMismatch      = "protocol_mismatch"
 	CodeNotReady              = "not_ready"
 	CodeDaemonUnavailable     = "daemon_unavailable"
+	CodeDaemonStopped         = "daemon_stopped"
 	CodeExtensionDisconnected = "extension_disconnected"
 	CodeMessageTooLarge       = "message_too_large"
 	CodeTimeout               = "timeout"
@@ -103,4 +104,10 @@ const (
 	MethodPing                 = "ping"
 	EventLinkReconnected       = "link.reconnected"
 	EventLinkDaemonUnavailable = "link.daemon_unavailable"
+	// EventLinkDaemonStopped: Gasoline was stopped on purpose; the host
+	// starts no daemon until the extension asks with MethodDaemonStart.
+	EventLinkDaemonStopped = "link.daemon_stopped"
+	// MethodDaemonStart is served by the native host itself: an explicit
+	// start (the panel's Start button).
+	MethodDaemonStart = "daemon.start"
 )
