@@ -166,6 +166,9 @@ export class Connector {
       this.log('Gasoline was stopped on purpose; waiting for a start');
       this.ready = false;
       this.emitState('stopped', { reason: params?.message });
+    } else if (method === 'link.error') {
+      // The host's notice before it closes (e.g. message_too_large).
+      this.log(`host error ${params?.code}: ${params?.message}`);
     } else if (method === 'link.daemon_unavailable') {
       this.log('daemon unavailable; the host keeps retrying');
       this.emitState('daemon_unavailable', { reason: params?.message });

@@ -131,6 +131,7 @@ func (r *relay) readInput(ctx context.Context) {
 			r.log.Info("extension closed the port; exiting")
 			return
 		default:
+			r.tooLargeFromChrome(err) // said before the host closes (oversize.go)
 			r.mu.Lock()
 			r.readErr = fmt.Errorf("reading from Chrome: %w", err)
 			r.mu.Unlock()
@@ -236,7 +237,7 @@ func (r *relay) dial(ctx context.Context, d launcher.Daemon) (*websocket.Conn, e
 	if err != nil {
 		return nil, fmt.Errorf("connecting to daemon on port %d: %w", d.Port, err)
 	}
-	c.SetReadLimit(maxWS)
+	c.SetReadLimit(maxDiscard) // a message over maxWS is refused, not relayed (oversize.go)
 	return c, nil
 }
 

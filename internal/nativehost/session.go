@@ -121,7 +121,11 @@ func (r *relay) down(ctx context.Context, c *websocket.Conn) error {
 	werr := make(chan error, 1)
 	go func() { werr <- out.run(ctx, r.out) }()
 	for {
-		_, msg, err := c.Read(ctx)
+		msg, big, err := readDaemon(ctx, c)
+		if big != nil && err == nil {
+			r.refuse(ctx, c, big) // oversize.go
+			continue
+		}
 		if err != nil {
 			out.close()
 			if werr := <-werr; werr != nil {

@@ -59,6 +59,9 @@ type Error struct {
 	Message      string `json:"message"`
 	Retryable    bool   `json:"retryable"`
 	RetryAfterMS int    `json:"retry_after_ms,omitempty"`
+	// TabID is the tab an error is about, where the sender says
+	// (tab_unloaded; tabs.create's timeout).
+	TabID int `json:"tab_id,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }

@@ -30,8 +30,7 @@ var (
 func lookupError(tab int, why Why) *tools.Error {
 	switch why.Kind {
 	case WhyNoTab:
-		return &tools.Error{Code: CodeNoTab, NextAction: newTab,
-			Message: "this session has no tab yet; open one with interact new_tab (or navigate, which opens one)"}
+		return &tools.Error{Code: CodeNoTab, NextAction: newTab, Message: noTabMessage(why)}
 	case WhyGone:
 		if why.Reason == ReasonUngrouped {
 			return &tools.Error{Code: CodeTabNotOwned, NextAction: listTabs,
@@ -45,6 +44,21 @@ func lookupError(tab int, why Why) *tools.Error {
 	}
 	return &tools.Error{Code: CodeTabNotOwned, NextAction: listTabs,
 		Message: fmt.Sprintf("tab %d is not one of this session's tabs (Gasoline never acts on tabs it did not open for you); observe tabs lists yours, interact new_tab opens one", tab)}
+}
+
+// noTabMessage says why a session has no tab: none yet, or what became of
+// its last one.
+func noTabMessage(why Why) string {
+	const open = "open one with interact new_tab (or navigate, which opens one)"
+	switch {
+	case why.Tab == 0:
+		return "this session has no tab yet; " + open
+	case why.Reason == ReasonCloseTab:
+		return fmt.Sprintf("this session has no tab now: it closed its last one (tab %d, interact close_tab); %s", why.Tab, open)
+	case why.Reason == ReasonUngrouped:
+		return fmt.Sprintf("this session has no tab now: its tab %d left the session when the user moved it out of the session's tab group; %s", why.Tab, open)
+	}
+	return fmt.Sprintf("this session has no tab now: its tab %d was closed (by the user, the page, or another program, not by this session); %s", why.Tab, open)
 }
 
 // ToolError turns an error from the extension link or a CDP call into a
@@ -61,12 +75,11 @@ func ToolError(err error) error {
 	}
 	var pe *protocol.Error
 	if errors.As(err, &pe) {
-		e := &tools.Error{Code: pe.Code, Message: pe.Message, Retryable: pe.Retryable, RetryAfterMS: pe.RetryAfterMS}
+		e := tools.FromLink(pe)
 		switch pe.Code {
 		case protocol.CodeTabClosed:
 			e.NextAction = listTabs
 		case protocol.CodeExtensionDisconnected, protocol.CodeNotReady:
-			e.Retryable = true
 			if e.RetryAfterMS == 0 {
 				e.RetryAfterMS = 1000
 			}

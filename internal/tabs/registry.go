@@ -27,6 +27,7 @@ const maxGone = 32
 // Release reasons.
 const (
 	ReasonClosed    = "closed"    // the tab closed (tabs.removed)
+	ReasonCloseTab  = "close_tab" // the session closed it (interact close_tab)
 	ReasonUngrouped = "ungrouped" // the user dragged it out of the group
 	ReasonEnded     = "session_end"
 )
@@ -100,7 +101,7 @@ func (r *Registry) Release(tab int, reason string) (session string, ok bool) {
 		if reason == ReasonClosed { // it left earlier, and now it closed
 			for _, o := range r.sessions {
 				for i := range o.gone {
-					if o.gone[i].tab == tab {
+					if o.gone[i].tab == tab && o.gone[i].reason == ReasonUngrouped {
 						o.gone[i].reason = ReasonClosed
 					}
 				}
@@ -198,7 +199,12 @@ func (r *Registry) Lookup(session string, tab int) (int, Why) {
 	o := r.sessions[session]
 	if tab == 0 {
 		if o == nil || len(o.tabs) == 0 {
-			return 0, Why{Kind: WhyNoTab}
+			why := Why{Kind: WhyNoTab}
+			if o != nil && len(o.gone) > 0 { // it had tabs: say what became of the last
+				g := o.gone[len(o.gone)-1]
+				why.Tab, why.Reason = g.tab, g.reason
+			}
+			return 0, why
 		}
 		return o.tabs[len(o.tabs)-1], Why{}
 	}
@@ -221,7 +227,8 @@ func (r *Registry) Lookup(session string, tab int) (int, Why) {
 // Why says why Lookup found no tab.
 type Why struct {
 	Kind   int
-	Reason string // for WhyGone: ReasonClosed, ReasonUngrouped
+	Reason string // for WhyGone, and WhyNoTab with Tab: ReasonClosed, ReasonUngrouped
+	Tab    int    // for WhyNoTab: the session's last tab, when it had one
 }
 
 // The kinds of Why.
