@@ -302,15 +302,15 @@ export class PanelModel {
 
   /** Stopped on purpose: say so, and offer Start (never a silent restart). */
   stoppedPhase(link) {
-    const why = String(link.reason ?? '').trim();
+    let why = String(link.reason ?? '').trim();
+    if (!why)
+      why = 'It was stopped on purpose and stays stopped until started.';
+    if (!/[.!?]$/.test(why)) why += '.';
     return {
       state: 'stopped',
       detail: 'Gasoline is stopped',
       fix:
-        this.startError ||
-        (why ||
-          'It was stopped on purpose and stays stopped until you start it.') +
-          ' Agents cannot reach this browser meanwhile.',
+        this.startError || `${why} Agents cannot reach this browser meanwhile.`,
       start: true,
       starting: this.starting === true,
     };
