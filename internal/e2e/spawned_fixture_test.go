@@ -57,11 +57,27 @@ func startSpawned(t testing.TB, policy string) *spawned {
 	t.Cleanup(func() { // before the browser's own cleanup: its host would spawn another
 		s.browser.Stop(10 * time.Second)
 		if st, err := state.Read(s.home); err == nil {
-			syscall.Kill(st.PID, syscall.SIGTERM)
+			stopProcess(st.PID)
 		}
 	})
 	s.waitConnected(t, 0)
 	return s
+}
+
+// stopProcess ends a daemon (SIGTERM, SIGKILL after 10 s) and waits until
+// it is gone, so its home can be removed.
+func stopProcess(pid int) {
+	syscall.Kill(pid, syscall.SIGTERM)
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(10 * time.Millisecond) // another process's exit: polled, bounded
+		if time.Now().After(deadline.Add(5 * time.Second)) {
+			return
+		}
+	}
 }
 
 func (s *spawned) env() []string {
