@@ -6,7 +6,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.
 LDFLAGS := -X github.com/gasoline-mcp/gasoline/internal/version.Version=$(VERSION)
 CHROMIUM ?= /usr/lib/chromium/chromium
 
-.PHONY: all build test unit e2e lint run bench chromium vet fuzz
+.PHONY: all build test unit e2e lint run bench chromium vet fuzz soak
 
 all: build
 
@@ -42,10 +42,19 @@ lint: vet
 BENCH_PKGS ?= ./internal/nativemsg/ ./internal/capture/ ./internal/mcpserver/... ./internal/redact/... ./internal/approval/...
 bench: chromium bench-e2e
 	@mkdir -p out
-	$(GO) test -run '^$$' -bench . -skip 'Flood|E2EAnalyze' -benchtime 200x ./internal/e2e/ | tee out/bench-e2e.txt
+	$(GO) test -run '^$$' -bench . -skip 'Flood|E2EAnalyze|E2ESoak' -benchtime 200x ./internal/e2e/ | tee out/bench-e2e.txt
 	$(GO) test -run '^$$' -bench Flood -benchtime 1x ./internal/e2e/ | tee -a out/bench-e2e.txt
 	$(GO) test -run '^$$' -bench E2EAnalyze -benchtime 20x ./internal/e2e/ | tee -a out/bench-e2e.txt
 	$(GO) test -run '^$$' -bench . -benchtime 1s $(BENCH_PKGS) | tee out/bench-unit.txt
+
+# soak: 4 agents (2 HTTP, 2 stdio) making mixed calls in the real browser
+# for SOAK (a Go duration; default 2m): calls, errors, p50/p95 per mode and
+# the daemon's resident memory every SOAK_SAMPLE, in out/soak.txt.
+SOAK ?= 2m
+SOAK_SAMPLE ?= 10s
+soak: chromium
+	@mkdir -p out
+	GASOLINE_SOAK=$(SOAK) GASOLINE_SOAK_SAMPLE=$(SOAK_SAMPLE) $(GO) test -run '^$$' -bench E2ESoak -benchtime 1x -timeout 0 ./internal/e2e/ | tee out/soak.txt
 
 # fuzz: every Fuzz target in the module, one after the other, FUZZTIME
 # each. tools/fuzz/fuzz.sh finds them (go test -list), so a new target

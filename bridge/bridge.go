@@ -123,6 +123,9 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer lock.Release()
+	if err := state.ClearStopped(cfg.Dir); err != nil { // a daemon that starts ends a deliberate stop
+		log.Warn("startup", "err", err)
+	}
 
 	// The credentials are written before the daemon listens, so a client
 	// that sees it answer finds this daemon's link and approver

@@ -15,7 +15,8 @@ import (
 
 // Main runs `gasoline-host daemon`: the daemon in the foreground, logging
 // to $GASOLINE_HOME/logs/daemon.log and to stderr, until SIGINT/SIGTERM
-// (ctx) or a recycle request.
+// (ctx; recorded as a deliberate stop, state.MarkStopped) or a recycle
+// request.
 func Main(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -44,7 +45,18 @@ func Main(ctx context.Context, args []string, stderr io.Writer) error {
 		level = slog.LevelDebug
 	}
 	log := slog.New(slog.NewTextHandler(io.MultiWriter(logf, stderr), &slog.HandlerOptions{Level: level}))
-	err = Run(ctx, Config{Dir: dir, Port: port, Logger: log})
+	// ctx ends on SIGINT/SIGTERM (or the Windows service stop): a stop on
+	// purpose, recorded before the daemon starts closing, so the native
+	// host sees it when its link drops and does not start another.
+	runCtx, cancelRun := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRun()
+	defer context.AfterFunc(ctx, func() {
+		if err := state.MarkStopped(dir, state.Stop{By: "a stop signal (gasoline-host service stop, kill, Ctrl-C)", PID: os.Getpid()}); err != nil {
+			log.Error("cannot record the deliberate stop", "err", err)
+		}
+		cancelRun()
+	})()
+	err = Run(runCtx, Config{Dir: dir, Port: port, Logger: log})
 	if errors.Is(err, state.ErrLocked) {
 		// Another daemon serves this state dir: nothing to do, and not a
 		// failure (a service manager would otherwise restart us in a loop).

@@ -1,6 +1,9 @@
 // Keeps one Link to the native host alive: connectNative, hello handshake,
 // reconnect with capped exponential backoff (reset after a good hello), and
-// the host's own events (link.reconnected, link.daemon_unavailable).
+// the host's own events (link.reconnected, link.daemon_unavailable,
+// link.daemon_stopped). After a deliberate stop the link stays open and
+// waits: for the user's Start (startDaemon → the host's daemon.start) or
+// for a daemon started elsewhere (link.reconnected).
 
 import { Backoff } from './backoff.js';
 import { errorText } from './errors.js';
@@ -20,7 +23,8 @@ export class Connector {
    *   events other than the host's link.* ones
    * @param {(state: string, detail: object) => void} [opts.onState] link
    *   state changes, for the agent panel: connecting, ready {daemon},
-   *   closed {reason, retry_in_ms}, daemon_unavailable {reason}
+   *   closed {reason, retry_in_ms}, daemon_unavailable {reason},
+   *   stopped {reason}
    * @param {() => (string|undefined)} [opts.lastError]
    * @param {(text: string) => void} [opts.log]
    * @param {typeof realTimers} [opts.timers]
@@ -79,8 +83,7 @@ export class Connector {
     });
     this.link = link;
     this.ready = false;
-    const failed = (err) =>
-      link.close(`hello failed: ${err?.code ?? errorText(err)}`);
+    const failed = (err) => this.helloFailed(link, err);
     const send = (params) =>
       link
         .request('hello', params, { timeoutMs: this.helloTimeoutMs })
@@ -94,6 +97,31 @@ export class Connector {
     }
     if (typeof params?.then === 'function') params.then(send, failed);
     else send(params);
+  }
+
+  helloFailed(link, err) {
+    if (err?.code === 'daemon_stopped' && link === this.link && !link.closed) {
+      // Stopped on purpose: keep the port, so the user's Start reaches
+      // the host, which also replays this hello when a daemon comes.
+      this.emitState('stopped', { reason: err.message });
+      return;
+    }
+    link.close(`hello failed: ${err.code ?? errorText(err)}`);
+  }
+
+  /**
+   * The user's Start after a deliberate stop: the native host starts the
+   * daemon (and replays hello, link.reconnected follows).
+   * @returns {Promise<unknown>} {started, daemon_version, daemon_pid}
+   */
+  startDaemon() {
+    if (!this.link || this.link.closed) {
+      const err = new Error('the extension is not connected to gasoline-host');
+      err.code = 'not_connected';
+      err.retryable = true;
+      return Promise.reject(err);
+    }
+    return this.link.request('daemon.start', {}, { timeoutMs: 30_000 });
   }
 
   greeted(link, result) {
@@ -134,9 +162,21 @@ export class Connector {
   event(method, params) {
     if (method === 'link.reconnected') {
       this.log(`daemon reconnected (daemon ${params?.daemon_version})`);
-      this.emitState('ready', {
-        daemon: { ...this.daemon, version: params?.daemon_version },
-      });
+      this.daemon = {
+        ...this.daemon,
+        version: params?.daemon_version,
+        daemon_pid: params?.daemon_pid ?? this.daemon?.daemon_pid,
+      };
+      this.ready = true; // the host replayed our hello to this daemon
+      this.backoff.reset();
+      this.emitState('ready', { daemon: this.daemon });
+    } else if (method === 'link.daemon_stopped') {
+      this.log('Gasoline was stopped on purpose; waiting for a start');
+      this.ready = false;
+      this.emitState('stopped', { reason: params?.message });
+    } else if (method === 'link.error') {
+      // The host's notice before it closes (e.g. message_too_large).
+      this.log(`host error ${params?.code}: ${params?.message}`);
     } else if (method === 'link.daemon_unavailable') {
       this.log('daemon unavailable; the host keeps retrying');
       this.emitState('daemon_unavailable', { reason: params?.message });

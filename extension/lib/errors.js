@@ -84,13 +84,11 @@ const UNLOADED = {
  */
 export function tabUnloaded(tabId, why) {
   const tab = tabId === undefined ? 'the tab' : `tab ${tabId}`;
-  const next =
-    why === 'discarded'
-      ? 'reload it with tabs.reload'
-      : 'reload it (tabs.reload, or cdp.send Page.reload)';
   return new ProtocolError(
     'tab_unloaded',
-    `${UNLOADED[why](tab)}; ${next} before sending other commands`,
+    `${UNLOADED[why](tab)}; it must be reloaded before other commands`,
+    undefined,
+    tabId === undefined ? undefined : { tab_id: tabId },
   );
 }
 

@@ -24,6 +24,7 @@ export const PANEL_METHODS = Object.freeze([
   'panel.tab',
   'panel.share',
   'panel.unshare',
+  'daemon.start', // served by the native host: the Start button
   ...TERM_METHODS,
 ]);
 
@@ -49,6 +50,7 @@ export function panelError(err) {
  */
 export function viaConnector(connector) {
   return (method, params) => {
+    if (method === 'daemon.start') return connector.startDaemon();
     if (!connector.ready || !connector.link) {
       const err = new Error(
         'the extension is not connected to the Gasoline daemon yet',

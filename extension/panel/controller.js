@@ -327,6 +327,22 @@ export class PanelController {
    * every action on that site from now on.
    * @param {string} id grant_id
    */
+  /** The user pressed Start after a deliberate stop. */
+  async startDaemon() {
+    const m = this.model;
+    if (m.starting) return;
+    m.starting = true;
+    m.startError = '';
+    this.render();
+    try {
+      await this.client.request('daemon.start', {}, { timeoutMs: 35_000 });
+    } catch (err) {
+      m.startError = `Starting failed: ${errorText(err)}`;
+    }
+    m.starting = false;
+    this.render();
+  }
+
   async revoke(id) {
     const m = this.model;
     if (m.revoking.has(id)) return;

@@ -26,6 +26,7 @@ export function bind(doc) {
     fix: get('fix'),
     fixText: get('fix-text'),
     fixCmd: get('fix-cmd'),
+    start: get('start'),
     prompts: get('prompts'),
     noPrompts: get('no-prompts'),
     grants: get('grants'),
@@ -61,6 +62,11 @@ export function renderBadge(els, vm) {
   els.fixCmd.textContent = vm.command;
   els.fixCmd.hidden = !vm.command;
   els.fix.hidden = !vm.fix;
+  if (els.start) {
+    els.start.hidden = !vm.start;
+    els.start.disabled = vm.starting;
+    els.start.textContent = vm.starting ? 'Starting…' : 'Start Gasoline';
+  }
 }
 
 /** Replaces the rows of a <dl> of [label, value] pairs. */

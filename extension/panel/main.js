@@ -70,6 +70,7 @@ const controller = new PanelController({
   download,
 });
 wireChat(els, controller);
+els.start?.addEventListener('click', () => controller.startDaemon());
 controller.terminal = wireTerminal(bindTerminal(document), controller.client);
 controller.start();
 

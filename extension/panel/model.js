@@ -275,6 +275,7 @@ export class PanelModel {
   }
 
   linkPhase(link, now) {
+    if (link.state === 'stopped') return this.stoppedPhase(link);
     const reason = String(link.reason ?? '').replace(/\.$/, '');
     const why = reason ? ` (${reason})` : '';
     const since = Number.isFinite(link.down_since) ? link.down_since : now;
@@ -296,6 +297,22 @@ export class PanelModel {
     return {
       state: 'degraded',
       detail: `Reconnecting to the Gasoline daemon${why}…`,
+    };
+  }
+
+  /** Stopped on purpose: say so, and offer Start (never a silent restart). */
+  stoppedPhase(link) {
+    let why = String(link.reason ?? '').trim();
+    if (!why)
+      why = 'It was stopped on purpose and stays stopped until started.';
+    if (!/[.!?]$/.test(why)) why += '.';
+    return {
+      state: 'stopped',
+      detail: 'Gasoline is stopped',
+      fix:
+        this.startError || `${why} Agents cannot reach this browser meanwhile.`,
+      start: true,
+      starting: this.starting === true,
     };
   }
 

@@ -8,6 +8,7 @@ export const BADGE_LABELS = Object.freeze({
   ready: 'Ready',
   needs_approval: 'Needs approval',
   degraded: 'Degraded',
+  stopped: 'Stopped',
   error: 'Error',
 });
 
@@ -52,6 +53,8 @@ export function badgeView(phase) {
     detail: phase.detail ?? '',
     fix: phase.fix ?? '',
     command: phase.command ?? '',
+    start: phase.start === true, // offer the Start button
+    starting: phase.starting === true,
   };
 }
 
@@ -175,6 +178,8 @@ function linkText(model, now) {
       return 'connected';
     case 'daemon_unavailable':
       return 'native host up, daemon unreachable';
+    case 'stopped':
+      return 'stopped on purpose';
     case 'closed': {
       const s = Math.ceil((link.retry_at - now) / 1000);
       return Number.isFinite(s)

@@ -108,6 +108,40 @@ test('a hello error or timeout closes the port and retries', async () => {
   assert.match(log.lines.at(-1), /hello failed: timeout; retry in 1000 ms/);
 });
 
+test('stopped on purpose: the port stays open; Start, then ready', async () => {
+  const states = [];
+  const { c, ports, timers } = setup();
+  c.opts.onState = (state, detail) => states.push([state, detail.reason]);
+  c.start();
+  ports[0].deliver({
+    id: 1,
+    error: { code: 'daemon_stopped', message: 'stopped (SIGTERM)' },
+  });
+  await flush();
+  assert.equal(ports[0].disconnected, false, 'no reconnect loop');
+  assert.deepEqual(states.at(-1), ['stopped', 'stopped (SIGTERM)']);
+  timers.advance(60_000);
+  assert.equal(ports.length, 1);
+  const started = c.startDaemon();
+  assert.deepEqual(ports[0].sent.at(-1), {
+    id: 2,
+    method: 'daemon.start',
+    params: {},
+  });
+  ports[0].deliver({
+    method: 'link.reconnected',
+    params: { daemon_version: '0.2.0', daemon_pid: 5 },
+  });
+  ports[0].deliver({ id: 2, result: { started: true } });
+  assert.deepEqual(await started, { started: true });
+  assert.equal(c.ready, true);
+  assert.equal(states.at(-1)[0], 'ready');
+  assert.equal(c.daemon.daemon_pid, 5);
+  ports[0].deliver({ method: 'link.daemon_stopped', params: { message: 'm' } });
+  assert.equal(c.ready, false);
+  assert.deepEqual(states.at(-1), ['stopped', 'm']);
+});
+
 test('a daemon speaking another protocol is refused', async () => {
   const { c, ports } = setup();
   c.start();

@@ -134,6 +134,27 @@ test('the daemon going away behind a live host is degraded, then error', () => {
   assert.match(p.detail, /daemon is not running \(dial refused\)/);
 });
 
+test('a deliberate stop: "Gasoline is stopped" with Start, never an error', () => {
+  const m = ready();
+  m.linkChanged({
+    state: 'stopped',
+    reason: 'Gasoline was stopped on purpose (SIGTERM)',
+    down_since: 0,
+  });
+  const p = m.phase(10 * ERROR_AFTER_MS);
+  assert.equal(p.state, 'stopped');
+  assert.equal(p.detail, 'Gasoline is stopped');
+  assert.equal(p.start, true);
+  assert.match(p.fix, /stopped on purpose \(SIGTERM\)/);
+  m.starting = true;
+  assert.equal(m.phase(0).starting, true);
+  m.starting = false;
+  m.startError = 'Starting failed: timeout';
+  assert.equal(m.phase(0).fix, 'Starting failed: timeout');
+  m.linkChanged(READY);
+  assert.notEqual(m.phase(0).state, 'stopped');
+});
+
 test('the port to the worker dropping: degraded, then error', () => {
   const m = ready();
   m.approvalEvent(ev('requested', req('r1')));

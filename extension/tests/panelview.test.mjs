@@ -35,6 +35,7 @@ test('badge labels for every state', () => {
     'ready',
     'needs_approval',
     'degraded',
+    'stopped',
     'error',
   ].map((state) => badgeView({ state, detail: 'd' }).label);
   assert.deepEqual(labels, [
@@ -43,11 +44,20 @@ test('badge labels for every state', () => {
     'Ready',
     'Needs approval',
     'Degraded',
+    'Stopped',
     'Error',
   ]);
   assert.deepEqual(
     badgeView({ state: 'error', detail: 'x', fix: 'y', command: 'z' }),
-    { state: 'error', label: 'Error', detail: 'x', fix: 'y', command: 'z' },
+    {
+      state: 'error',
+      label: 'Error',
+      detail: 'x',
+      fix: 'y',
+      command: 'z',
+      start: false,
+      starting: false,
+    },
   );
 });
 

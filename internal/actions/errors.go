@@ -72,11 +72,7 @@ func toolErr(err error) error {
 	}
 	var pe *protocol.Error
 	if errors.As(err, &pe) {
-		e := &tools.Error{Code: pe.Code, Message: pe.Message, Retryable: pe.Retryable, RetryAfterMS: pe.RetryAfterMS}
-		if pe.Code == protocol.CodeExtensionDisconnected || pe.Code == protocol.CodeNotReady {
-			e.Retryable = true
-		}
-		return e
+		return tools.FromLink(pe)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &tools.Error{Code: tools.CodeTimeout, Retryable: true,

@@ -32,10 +32,14 @@ func checkDaemon(ctx context.Context, opts Options) (*daemonInfo, []Result) {
 	h, err := launcher.Probe(ctx, opts.Port)
 	if err != nil {
 		fix := start
+		detail := fmt.Sprintf("nothing answers on 127.0.0.1:%d (%v)", opts.Port, err)
 		if errors.Is(err, launcher.ErrForeignPort) {
 			fix = "stop the program on port " + strconv.Itoa(opts.Port) + ", or set GASOLINE_PORT to a free port"
+		} else if stop, stopped := state.Stopped(opts.Dir); stopped {
+			detail = "Gasoline was " + stop.Describe() + "; nothing starts it again on its own"
+			fix = opts.Self + " service start   (or the Start button in the Gasoline panel)"
 		}
-		return nil, []Result{{Name: "daemon", Status: Fail, Detail: fmt.Sprintf("nothing answers on 127.0.0.1:%d (%v)", opts.Port, err), Fix: fix}}
+		return nil, []Result{{Name: "daemon", Status: Fail, Detail: detail, Fix: fix}}
 	}
 	res := []Result{{Name: "daemon", Status: OK, Detail: fmt.Sprintf("version %s, pid %d, port %d", h.Version, h.PID, opts.Port)}}
 	if h.Version != version.Version {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/gasoline-mcp/gasoline/internal/redact"
+	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
 func TestRedactionCheck(t *testing.T) {
@@ -75,6 +76,25 @@ func TestDaemonDownFailsWithAFixAndSkipsTheRest(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "fix: /opt/gasoline-host daemon") {
 		t.Errorf("report does not print the fix:\n%s", out.String())
+	}
+}
+
+// After a deliberate stop, doctor says so and names the start.
+func TestDaemonStoppedOnPurpose(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	dir := t.TempDir()
+	if err := state.MarkStopped(dir, state.Stop{By: "gasoline-host service stop"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range Run(context.Background(), Options{Dir: dir, Port: port, Self: "/opt/gasoline-host", UserDataDir: t.TempDir()}) {
+		if r.Name == "daemon" && (!strings.Contains(r.Detail, "stopped on purpose") || !strings.Contains(r.Fix, "service start")) {
+			t.Errorf("daemon = %+v", r)
+		}
 	}
 }
 

@@ -149,7 +149,14 @@ func (s devSession) Subscribe(string) (<-chan jsonv2.Value, func()) {
 // openPanelDirect opens the panel in a new target through DevTools.
 func openPanelDirect(t testing.TB, ctx context.Context, c *Chain) *panel {
 	t.Helper()
-	browser := devSession{d: dialDevTools(t, ctx, c.Browser.UserDataDir)}
+	return openPanelIn(t, ctx, c.Browser.UserDataDir)
+}
+
+// openPanelIn opens the panel through the DevTools port of the browser
+// whose profile is udd.
+func openPanelIn(t testing.TB, ctx context.Context, udd string) *panel {
+	t.Helper()
+	browser := devSession{d: dialDevTools(t, ctx, udd)}
 	created, err := cdproto.Call(ctx, browser, target.CreateTarget, target.CreateTargetParams{URL: panelURL})
 	require.NoError(t, err)
 	yes := true

@@ -21,6 +21,9 @@ func (x *Interact) do(ctx context.Context, c *mcpserver.Call) (any, error) {
 		}
 	}
 	s, err := x.tabs.Session(ctx, c.Session.ID(), c.Int("tab_id", 0))
+	if c.Mode.Name == "refresh" && unloaded(err) {
+		return x.reloadUnloaded(ctx, c) // reload.go
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -29,6 +32,9 @@ func (x *Interact) do(ctx context.Context, c *mcpserver.Call) (any, error) {
 		return nil, tools.Errorf(tools.CodeInvalidArgument, "arguments of interact %s: %v", c.Mode.Name, err)
 	}
 	r, err := x.eng.Run(ctx, s.TabID(), c.Mode.Name, args)
+	if c.Mode.Name == "refresh" && unloaded(err) {
+		return x.reloadUnloaded(ctx, c)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -48,6 +48,9 @@ func Ensure(ctx context.Context, opts Options) (Daemon, error) {
 				removeStale(opts, st, stErr)
 			}
 			if spawned == nil {
+				if err := checkStopped(opts); err != nil {
+					return Daemon{}, err
+				}
 				log.Info("launcher: starting daemon", "exe", opts.Exe, "port", opts.Port)
 				var err error
 				if spawned, err = spawn(opts); err != nil {
@@ -69,6 +72,20 @@ func Ensure(ctx context.Context, opts Options) (Daemon, error) {
 		}
 		backoff = min(backoff*2, 200*time.Millisecond)
 	}
+}
+
+// checkStopped refuses to start a daemon after a deliberate stop, unless
+// this is an explicit start, which clears it.
+func checkStopped(opts Options) error {
+	stop, stopped := state.Stopped(opts.Dir)
+	switch {
+	case !stopped:
+		return nil
+	case opts.Start:
+		opts.Logger.Info("launcher: explicit start after a deliberate stop", "stopped_by", stop.By)
+		return state.ClearStopped(opts.Dir)
+	}
+	return &StoppedError{Stop: stop}
 }
 
 // closedErr is a never-ready channel that marks "already spawned once".
@@ -149,4 +166,21 @@ func spawn(opts Options) (<-chan error, error) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	return done, nil
+}
+
+// Shutdown stops the daemon answering on opts.Port, if any (POST /shutdown
+// with its approver credential), and waits until the port is free. It
+// reports whether one was running.
+func Shutdown(ctx context.Context, opts Options) (bool, error) {
+	if err := opts.fill(); err != nil {
+		return false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	h, err := Probe(ctx, opts.Port)
+	if err != nil {
+		return false, nil
+	}
+	st, stErr := state.Read(opts.Dir)
+	return true, recycle(ctx, opts, h, st, stErr)
 }

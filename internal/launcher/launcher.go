@@ -27,7 +27,11 @@ type Options struct {
 	Version string        // the version the daemon must report; default version.Version
 	Exe     string        // binary to spawn as `Exe daemon`; default os.Executable()
 	Timeout time.Duration // bound on the whole Ensure; default 15s
-	Logger  *slog.Logger
+	// Start is an explicit start (the panel's Start button, `gasoline-host
+	// service start`): it clears a deliberate stop. Without it, Ensure
+	// starts no daemon after a deliberate stop and returns a *StoppedError.
+	Start  bool
+	Logger *slog.Logger
 }
 
 // Daemon is a reachable daemon.
@@ -115,3 +119,20 @@ func Probe(ctx context.Context, port int) (Health, error) {
 
 // ErrForeignPort means the port answers, but not as Gasoline.
 var ErrForeignPort = errors.New("launcher: port held by another program")
+
+// ErrStopped means Gasoline was stopped on purpose and no daemon runs:
+// only an explicit start (Options.Start) starts one. Errors matching it
+// are *StoppedError.
+var ErrStopped = errors.New("launcher: Gasoline was stopped on purpose")
+
+// StoppedError says when and how Gasoline was stopped, and how to start
+// it again.
+type StoppedError struct{ Stop state.Stop }
+
+func (e *StoppedError) Error() string {
+	return "Gasoline was " + e.Stop.Describe() + " and stays stopped until it is started again: " +
+		"the Start button in the Gasoline panel, or gasoline-host service start"
+}
+
+// Is makes errors.Is(err, ErrStopped) true.
+func (e *StoppedError) Is(target error) bool { return target == ErrStopped }

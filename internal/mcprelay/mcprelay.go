@@ -54,7 +54,8 @@ type Config struct {
 	// Session is a session id to resume, if the daemon still keeps it.
 	Session string
 	// DrainTimeout bounds the wait for answers still in flight when stdin
-	// ends. Default 30s.
+	// ends; what is left then gets an error. Default 750ms: the relay exits
+	// within a second of the end of its input.
 	DrainTimeout time.Duration
 	// DialTimeout bounds one WebSocket handshake. Default 10s.
 	DialTimeout time.Duration
@@ -66,13 +67,13 @@ type Config struct {
 const MaxMessage = 64 << 20
 
 // Run relays until stdin ends (then it returns nil once in-flight answers
-// are written or DrainTimeout passes) or ctx ends.
+// are written, or answered with an error after DrainTimeout) or ctx ends.
 func Run(ctx context.Context, cfg Config) error {
 	if cfg.In == nil || cfg.Out == nil || cfg.Ensure == nil {
 		return fmt.Errorf("mcprelay: Config.In, Out and Ensure are required")
 	}
 	if cfg.DrainTimeout <= 0 {
-		cfg.DrainTimeout = 30 * time.Second
+		cfg.DrainTimeout = 750 * time.Millisecond
 	}
 	if cfg.DialTimeout <= 0 {
 		cfg.DialTimeout = 10 * time.Second

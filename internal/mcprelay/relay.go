@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"strconv"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // relay is the state of one --mcp process. All of it belongs to the run
@@ -20,23 +21,18 @@ type relay struct {
 	log *slog.Logger
 	out io.Writer
 
-	session  string                     // the daemon's id for our session; sent to resume
-	inflight map[string]json.RawMessage // client requests not yet answered, by id
-	swallow  map[string]bool            // ids of replayed requests whose answers are ours
+	session string   // the daemon's id for our session; sent to resume
+	ids     *idTable // requests in flight, under the relay's ids (ids.go)
 
 	initReq     []byte // the client's initialize request, replayed on reconnect
 	initialized []byte // its notifications/initialized
-	reinits     int
 	notice      []byte // to send once the client has initialized
 	lastErr     error  // why the last connect failed
 	outErr      error  // stdout failed: the client is gone
 }
 
 func newRelay(cfg Config) *relay {
-	return &relay{
-		cfg: cfg, log: cfg.Logger, out: cfg.Out, session: cfg.Session,
-		inflight: map[string]json.RawMessage{}, swallow: map[string]bool{},
-	}
+	return &relay{cfg: cfg, log: cfg.Logger, out: cfg.Out, session: cfg.Session, ids: newIDTable()}
 }
 
 func (r *relay) run(ctx context.Context, lines <-chan line) error {
@@ -108,16 +104,14 @@ func (r *relay) connected(ctx context.Context, l *link, replay bool) *link {
 	return l
 }
 
-// replay re-sends the client's initialize (with an id of our own, whose
-// answer is swallowed) and initialized notification on a new connection.
+// replay re-sends the client's initialize (under an id of the relay's,
+// whose answer is swallowed) and initialized notification on a new
+// connection.
 func (r *relay) replay(ctx context.Context, l *link) error {
-	r.reinits++
-	id := "gasoline-relay-reinit-" + strconv.Itoa(r.reinits)
-	msg, err := withID(r.initReq, id)
+	msg, err := setTopLevel(r.initReq, "id", json.RawMessage(strconv.FormatInt(r.ids.addOwn(), 10)))
 	if err != nil {
 		return err
 	}
-	r.swallow[idKey(json.RawMessage(strconv.Quote(id)))] = true
 	if err := l.send(ctx, msg); err != nil {
 		return err
 	}
@@ -127,13 +121,18 @@ func (r *relay) replay(ctx context.Context, l *link) error {
 	return nil
 }
 
-// fromClient forwards one stdin line, tracking requests.
+// fromClient forwards one stdin line. A request goes out under a relay id
+// (ids.go); one whose id MCP does not allow is answered here.
 func (r *relay) fromClient(ctx context.Context, l *link, in line) *link {
 	if in.tooLong {
 		r.write(errorReply(nil, errTooLong))
 		return l
 	}
 	h, ok := peek(in.data)
+	if ok && h.isRequest() && !validID(h.ID) {
+		r.write(errorReply(nil, errBadID(h.ID)))
+		return l
+	}
 	if l == nil {
 		if l = r.connect(ctx, true); l == nil {
 			if ok && h.isRequest() {
@@ -142,11 +141,12 @@ func (r *relay) fromClient(ctx context.Context, l *link, in line) *link {
 			return nil
 		}
 	}
+	msg := in.data
 	if ok {
-		r.track(h, in.data)
+		msg = r.outgoing(h, msg)
 	}
-	r.log.Debug("to daemon", "method", h.method(), "id", string(h.ID), "bytes", len(in.data))
-	if err := l.send(ctx, in.data); err != nil {
+	r.log.Debug("to daemon", "method", h.method(), "bytes", len(msg))
+	if err := l.send(ctx, msg); err != nil {
 		return r.dropped(ctx, l, err)
 	}
 	if ok && h.method() == "notifications/initialized" {
@@ -155,16 +155,24 @@ func (r *relay) fromClient(ctx context.Context, l *link, in line) *link {
 	return l
 }
 
-func (r *relay) track(h head, data []byte) {
+// outgoing tracks a client message and returns what goes to the daemon.
+func (r *relay) outgoing(h head, msg []byte) []byte {
 	switch {
 	case h.isRequest():
-		r.inflight[idKey(h.ID)] = h.ID
 		if h.method() == "initialize" {
-			r.initReq = bytes.Clone(data)
+			r.initReq = bytes.Clone(msg)
 		}
+		out, err := setTopLevel(msg, "id", json.RawMessage(strconv.FormatInt(r.ids.add(h.ID), 10)))
+		if err != nil {
+			return msg // peek decoded it, so this cannot fail
+		}
+		return out
 	case h.method() == "notifications/initialized":
-		r.initialized = bytes.Clone(data)
+		r.initialized = bytes.Clone(msg)
+	case h.method() == "notifications/cancelled":
+		return r.ids.cancelled(msg)
 	}
+	return msg
 }
 
 func (r *relay) flushNotice() {
@@ -174,16 +182,19 @@ func (r *relay) flushNotice() {
 	}
 }
 
-// fromDaemon writes one daemon message to stdout, unless it answers a
-// replayed request.
+// fromDaemon writes one daemon message to stdout: an answer goes back under
+// the client's id, byte for byte; the answer to a request of the relay's
+// own is dropped.
 func (r *relay) fromDaemon(msg []byte) {
-	if h, ok := peek(msg); ok && h.isResponse() {
-		k := idKey(h.ID)
-		if r.swallow[k] {
-			delete(r.swallow, k)
-			return
+	if !gjson.GetBytes(msg, "method").Exists() {
+		if id, start, end, ok := relayID(msg); ok {
+			if p, ok := r.ids.answered(id); ok {
+				if p.swallow {
+					return
+				}
+				msg = splice(msg, start, end, p.client)
+			}
 		}
-		delete(r.inflight, k)
 	}
 	r.write(msg)
 }
@@ -191,39 +202,37 @@ func (r *relay) fromDaemon(msg []byte) {
 // dropped handles a lost connection: every request in flight gets an
 // error (never silence), then the relay reconnects.
 func (r *relay) dropped(ctx context.Context, l *link, err error) *link {
-	r.log.Warn("lost the connection to the daemon", "err", err, "in_flight", len(r.inflight))
+	r.log.Warn("lost the connection to the daemon", "err", err, "in_flight", r.ids.clientRequests())
 	l.close()
-	r.failInflight()
-	clear(r.swallow)
+	r.failInflight(errLost)
 	return r.connect(ctx, true)
 }
 
-func (r *relay) failInflight() {
-	keys := make([]string, 0, len(r.inflight))
-	for k := range r.inflight {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		r.write(errorReply(r.inflight[k], errLost))
-		delete(r.inflight, k)
+// failInflight answers every client request in flight with e, oldest
+// first, and forgets the relay's own.
+func (r *relay) failInflight(e rpcErr) {
+	for _, id := range r.ids.drainAll() {
+		r.write(errorReply(id, e))
 	}
 }
 
-// drain waits, after stdin ended, for the answers still in flight.
+// drain waits briefly, after stdin ended, for the answers still in flight
+// (DrainTimeout), then answers what is left with an error that says how to
+// get the result: the relay exits within a second of the end of its input.
 func (r *relay) drain(ctx context.Context, l *link) {
-	if l == nil || len(r.inflight) == 0 {
+	if l == nil {
 		return
 	}
 	t := time.NewTimer(r.cfg.DrainTimeout)
 	defer t.Stop()
-	for len(r.inflight) > 0 && r.outErr == nil {
+	for r.ids.clientRequests() > 0 && r.outErr == nil {
 		select {
 		case msg := <-l.msgsC():
 			r.fromDaemon(msg)
 		case <-l.doneC():
-			r.failInflight()
+			r.failInflight(errLost)
 		case <-t.C:
+			r.failInflight(errExiting(r.session))
 			return
 		case <-ctx.Done():
 			return

@@ -2,6 +2,7 @@ package mcprelay
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
+	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
 // fakeDaemon accepts /ws/mcp connections and hands them to the test.
@@ -118,7 +120,7 @@ type relayUnderTest struct {
 	in    *io.PipeWriter
 	out   *bufio.Scanner
 	errc  chan error
-	lines chan map[string]any
+	lines chan []byte
 }
 
 func startRelay(t *testing.T, cfg Config) *relayUnderTest {
@@ -126,7 +128,7 @@ func startRelay(t *testing.T, cfg Config) *relayUnderTest {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	cfg.In, cfg.Out = inR, outW
-	r := &relayUnderTest{t: t, in: inW, errc: make(chan error, 1), lines: make(chan map[string]any, 16)}
+	r := &relayUnderTest{t: t, in: inW, errc: make(chan error, 1), lines: make(chan []byte, 64)}
 	go func() {
 		err := Run(context.Background(), cfg)
 		outW.Close()
@@ -140,7 +142,7 @@ func startRelay(t *testing.T, cfg Config) *relayUnderTest {
 			if err := json.Unmarshal(sc.Bytes(), &m); err != nil || m["jsonrpc"] != "2.0" {
 				t.Errorf("stdout line is not a JSON-RPC message: %q", sc.Text())
 			}
-			r.lines <- m
+			r.lines <- bytes.Clone(sc.Bytes())
 		}
 		close(r.lines)
 	}()
@@ -157,12 +159,20 @@ func (r *relayUnderTest) send(line string) {
 
 func (r *relayUnderTest) recv() map[string]any {
 	r.t.Helper()
+	var m map[string]any
+	json.Unmarshal(r.recvRaw(), &m)
+	return m
+}
+
+// recvRaw returns the next stdout line as written.
+func (r *relayUnderTest) recvRaw() []byte {
+	r.t.Helper()
 	select {
-	case m, ok := <-r.lines:
+	case line, ok := <-r.lines:
 		if !ok {
 			r.t.Fatal("stdout closed")
 		}
-		return m
+		return line
 	case <-time.After(10 * time.Second):
 		r.t.Fatal("nothing on stdout")
 		return nil
@@ -189,24 +199,25 @@ func TestRelayForwardsAndDrainsOnEOF(t *testing.T) {
 	r := startRelay(t, Config{Ensure: fd.ensure})
 	d := fd.accept(t)
 	r.send(clientInit)
-	if got := d.recv(); got["method"] != "initialize" || got["id"] != 1.0 {
+	got := d.recv()
+	if got["method"] != "initialize" {
 		t.Fatalf("daemon got %v", got)
 	}
-	d.send(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}`)
+	d.send(`{"jsonrpc":"2.0","id":` + idOf(got) + `,"result":{"protocolVersion":"2025-06-18"}}`)
 	if got := r.recv(); got["id"] != 1.0 || got["result"] == nil {
 		t.Fatalf("client got %v", got)
 	}
 	r.send("   ") // blank lines are skipped
-	r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	d.recv()
-	// stdin ends with id 2 in flight: the relay waits for its answer.
+	r.send(`{"jsonrpc":"2.0","id":"two","method":"tools/list"}`)
+	list := d.recv()
+	// stdin ends with "two" in flight: the relay waits for its answer.
 	r.in.Close()
 	d.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
-	d.send("{\n\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"tools\":[]}}") // multi-line JSON is compacted
+	d.send("{\n\"jsonrpc\":\"2.0\",\"id\":" + idOf(list) + ",\"result\":{\"tools\":[]}}") // multi-line JSON is compacted
 	if got := r.recv(); got["method"] != "notifications/message" {
 		t.Fatalf("client got %v", got)
 	}
-	if got := r.recv(); got["id"] != 2.0 {
+	if got := r.recv(); got["id"] != "two" {
 		t.Fatalf("client got %v", got)
 	}
 	if err := r.exit(); err != nil {
@@ -222,8 +233,7 @@ func TestRelayDaemonRestart(t *testing.T) {
 	r := startRelay(t, Config{Ensure: fd.ensure})
 	d := fd.accept(t)
 	r.send(clientInit)
-	d.recv()
-	d.send(`{"jsonrpc":"2.0","id":1,"result":{}}`)
+	d.send(`{"jsonrpc":"2.0","id":` + idOf(d.recv()) + `,"result":{}}`)
 	r.recv()
 	r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	d.recv()
@@ -241,23 +251,24 @@ func TestRelayDaemonRestart(t *testing.T) {
 		t.Errorf("reconnect asked for session %q, want s1", d2.hint)
 	}
 	replayed := d2.recv()
-	if replayed["method"] != "initialize" || replayed["id"] != "gasoline-relay-reinit-1" || dig(replayed, "params", "clientInfo", "name") != "c" {
+	if replayed["method"] != "initialize" || dig(replayed, "params", "clientInfo", "name") != "c" {
 		t.Fatalf("replayed %v", replayed)
 	}
 	if got := d2.recv(); got["method"] != "notifications/initialized" {
 		t.Fatalf("replayed %v", got)
 	}
-	d2.send(`{"jsonrpc":"2.0","id":"gasoline-relay-reinit-1","result":{}}`) // swallowed
+	d2.send(`{"jsonrpc":"2.0","id":` + idOf(replayed) + `,"result":{}}`) // swallowed
 	note := r.recv()
 	if note["method"] != "notifications/message" || dig(note, "params", "level") != "warning" ||
 		!strings.Contains(dig(note, "params", "data").(string), "re-initialized") {
 		t.Fatalf("notice %v", note)
 	}
 	r.send(`{"jsonrpc":"2.0","id":8,"method":"ping"}`)
-	if got := d2.recv(); got["id"] != 8.0 {
-		t.Fatalf("after reconnect daemon got %v", got)
+	ping := d2.recv()
+	if ping["method"] != "ping" {
+		t.Fatalf("after reconnect daemon got %v", ping)
 	}
-	d2.send(`{"jsonrpc":"2.0","id":8,"result":{}}`)
+	d2.send(`{"jsonrpc":"2.0","id":` + idOf(ping) + `,"result":{}}`)
 	if got := r.recv(); got["id"] != 8.0 {
 		t.Fatalf("after reconnect client got %v (the replayed answer leaked?)", got)
 	}
@@ -308,6 +319,22 @@ func TestRelayDaemonUnavailable(t *testing.T) {
 	}
 }
 
+// TestRelayDaemonStopped: after a deliberate stop the relay starts no
+// daemon and says so: the user has to start Gasoline.
+func TestRelayDaemonStopped(t *testing.T) {
+	ensure := func(context.Context) (launcher.Daemon, error) {
+		return launcher.Daemon{}, &launcher.StoppedError{Stop: state.Stop{By: "SIGTERM"}}
+	}
+	r := startRelay(t, Config{Ensure: ensure})
+	r.send(clientInit)
+	got := r.recv()
+	if dig(got, "error", "data", "code") != "daemon_stopped" || dig(got, "error", "data", "retryable") != false ||
+		!strings.Contains(dig(got, "error", "message").(string), "ask the user to start it") {
+		t.Fatalf("answer %v", got)
+	}
+	r.exit()
+}
+
 func TestReadLines(t *testing.T) {
 	in := "a\r\n\n" + strings.Repeat("x", 100) + "\nbb\nlast"
 	stop := make(chan struct{})
@@ -323,6 +350,12 @@ func TestReadLines(t *testing.T) {
 	if want := "a|<too long>|bb|last"; strings.Join(got, "|") != want {
 		t.Errorf("lines %q, want %q", strings.Join(got, "|"), want)
 	}
+}
+
+// idOf is the id a message carries, as JSON.
+func idOf(m map[string]any) string {
+	raw, _ := json.Marshal(m["id"])
+	return string(raw)
 }
 
 func dig(v any, keys ...string) any {

@@ -1,8 +1,10 @@
 package mcprelay
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
+
+	"github.com/gasoline-mcp/gasoline/internal/launcher"
 )
 
 // head is what the relay reads of a message: enough to track requests and
@@ -13,44 +15,21 @@ type head struct {
 }
 
 // peek parses a message's head; ok is false for anything that is not a
-// JSON object (the daemon answers those with a parse error).
+// JSON object (the daemon answers those with a parse error). An id of
+// null is kept as the bytes null: MCP forbids it in a request.
 func peek(msg []byte) (h head, ok bool) {
 	if err := json.Unmarshal(msg, &h); err != nil {
 		return head{}, false
 	}
-	if bytes.Equal(bytes.TrimSpace(h.ID), []byte("null")) {
-		h.ID = nil
-	}
 	return h, true
 }
 
-func (h head) isRequest() bool  { return h.Method != nil && h.ID != nil }
-func (h head) isResponse() bool { return h.Method == nil && h.ID != nil }
+func (h head) isRequest() bool { return h.Method != nil && h.ID != nil }
 func (h head) method() string {
 	if h.Method == nil {
 		return ""
 	}
 	return *h.Method
-}
-
-// idKey is a map key for an id: its compact JSON.
-func idKey(id json.RawMessage) string {
-	var b bytes.Buffer
-	if json.Compact(&b, id) != nil {
-		return string(id)
-	}
-	return b.String()
-}
-
-// withID returns msg with its id replaced.
-func withID(msg []byte, id string) ([]byte, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(msg, &m); err != nil {
-		return nil, err
-	}
-	raw, _ := json.Marshal(id)
-	m["id"] = raw
-	return json.Marshal(m)
 }
 
 // Error codes the relay answers with itself (JSON-RPC server-error range).
@@ -98,7 +77,45 @@ var (
 	}
 )
 
+// errBadID answers a request whose id MCP does not allow. JSON-RPC answers
+// an invalid request with the id null.
+func errBadID(id json.RawMessage) rpcErr {
+	what := "null"
+	if string(id) != "null" {
+		what = "not a string or a number"
+	}
+	return rpcErr{
+		Code: -32600,
+		Message: "invalid request: the request id is " + what + "; an MCP request id must be a string or a number " +
+			"(to send a message that needs no answer, leave the id out: a notification)",
+		Data: errData{Code: "invalid_request"},
+	}
+}
+
+// errExiting answers the requests still in flight when the relay exits at
+// the end of its input.
+func errExiting(session string) rpcErr {
+	how := "observe pending_commands lists the session's commands"
+	if session != "" {
+		how = "run gasoline-host --mcp --session " + session + " and call observe pending_commands to fetch its result"
+	}
+	return rpcErr{
+		Code: codeDaemonLost,
+		Message: "the client closed gasoline-host --mcp's input while this request was in flight, and the relay exits " +
+			"within a second of its input ending; the call may still finish in the daemon: " + how,
+		Data: errData{Code: "relay_exiting", Retryable: true},
+	}
+}
+
 func errUnavailable(cause error) rpcErr {
+	if errors.Is(cause, launcher.ErrStopped) {
+		return rpcErr{
+			Code: codeDaemonUnavailable,
+			Message: cause.Error() + ". Gasoline does not restart on its own after a stop the user asked for: " +
+				"ask the user to start it, then retry",
+			Data: errData{Code: "daemon_stopped"},
+		}
+	}
 	return rpcErr{
 		Code: codeDaemonUnavailable,
 		Message: "the Gasoline daemon is not reachable (" + cause.Error() + "); retry in a moment, " +

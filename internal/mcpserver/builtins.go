@@ -130,6 +130,10 @@ type CommandResult struct {
 func (s *Server) commandResult(ctx context.Context, c *Call) (any, error) {
 	id := c.Str("correlation_id")
 	cmd, ok := c.Session.Command(id)
+	if e, evicted := c.Session.Evicted(id); !ok && evicted {
+		return nil, &tools.Error{Code: tools.CodeResultEvicted, Message: e.Message,
+			NextAction: &tools.Next{Tool: "observe", Arguments: map[string]any{"what": "pending_commands"}}}
+	}
 	if !ok {
 		return nil, &tools.Error{
 			Code:       tools.CodeUnknownCommand,

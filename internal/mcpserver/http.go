@@ -2,10 +2,12 @@ package mcpserver
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -21,7 +23,8 @@ const maxBody = mcp.DefaultMaxRequestBodyBytes
 // clients get the same protocol answers as stdio ones: a JSON-RPC parse
 // error for malformed JSON, method-not-found for unknown methods, unknown
 // notifications accepted and ignored, and a JSON-RPC body that says what to
-// do when a session is gone.
+// do when a session is gone, and a call in flight when a previous daemon
+// died gets its answer (restart.go).
 func (s *Server) newHTTPHandler() http.Handler {
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		SessionTimeout: s.sessionTTL(),
@@ -35,9 +38,18 @@ func (s *Server) newHTTPHandler() http.Handler {
 			if id, done = precheck(w, r); done {
 				return
 			}
+			if sfx := s.eventIDSuffix(id); sfx != "" {
+				w = &sseIDs{ResponseWriter: w, suffix: sfx} // restart.go
+			}
 		}
-		if r.Header.Get("Mcp-Session-Id") != "" {
-			w = &goneRewriter{ResponseWriter: w, id: id}
+		if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" {
+			var done bool
+			if w, done = s.resumeOrRestarted(w, r); done {
+				return
+			}
+		}
+		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
+			w = &goneRewriter{ResponseWriter: w, id: id, restarted: !strings.HasPrefix(sid, s.incarnation)}
 		}
 		sdk.ServeHTTP(w, r)
 	})
@@ -109,12 +121,17 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 // and what to do.
 type goneRewriter struct {
 	http.ResponseWriter
-	id      []byte
-	rewrote bool
+	id        []byte
+	restarted bool // the session was made by an earlier daemon run
+	rewrote   bool
 }
 
-const sessionGone = "session not found: the Gasoline daemon restarted or the session expired, so its pending commands are lost; " +
-	"send initialize again without an Mcp-Session-Id to start a new session"
+const (
+	sessionRestarted = "session not found: the Gasoline daemon restarted since this session began, so the session and its pending commands are lost; " +
+		"send initialize again without an Mcp-Session-Id to start a new session (the same agent credential works), then retry"
+	sessionExpired = "session not found: the session ended (it was closed, or idle past its time to live), so its pending commands are lost; " +
+		"send initialize again without an Mcp-Session-Id to start a new session"
+)
 
 func (g *goneRewriter) WriteHeader(code int) {
 	if code != http.StatusNotFound {
@@ -123,7 +140,19 @@ func (g *goneRewriter) WriteHeader(code int) {
 	}
 	g.rewrote = true
 	g.Header().Del("X-Content-Type-Options")
-	writeJSON(g.ResponseWriter, code, rpcError(g.id, jsonrpc.CodeInvalidRequest, sessionGone))
+	rpcCode, msg, data := int64(jsonrpc.CodeInvalidRequest), sessionExpired, `{"code":"session_expired","retryable":false}`
+	if g.restarted { // the code the stdio relay and a call in flight get too
+		rpcCode, msg, data = codeDaemonRestarted, sessionRestarted, `{"code":"daemon_restarted","retryable":true}`
+	}
+	id := g.id
+	if id == nil {
+		// A GET or DELETE answers no request. JSON-RPC would say null, but
+		// the go-sdk client reads an error body only when its id is valid,
+		// and its standalone stream is often the first to meet a restarted
+		// daemon: this id names no request any client sends.
+		id = json.RawMessage(`"mcp-session-gone"`)
+	}
+	writeJSON(g.ResponseWriter, code, rpcErrorData(id, rpcCode, msg, json.RawMessage(data)))
 }
 
 func (g *goneRewriter) Write(b []byte) (int, error) {

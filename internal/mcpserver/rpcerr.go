@@ -14,6 +14,11 @@ import (
 
 // rpcError is a JSON-RPC error response with a raw id (null when unknown).
 func rpcError(id json.RawMessage, code int64, msg string) []byte {
+	return rpcErrorData(id, code, msg, nil)
+}
+
+// rpcErrorData is rpcError with the error's data.
+func rpcErrorData(id json.RawMessage, code int64, msg string, data json.RawMessage) []byte {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
@@ -21,7 +26,7 @@ func rpcError(id json.RawMessage, code int64, msg string) []byte {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   jsonrpc.Error   `json:"error"`
-	}{"2.0", id, jsonrpc.Error{Code: code, Message: msg}})
+	}{"2.0", id, jsonrpc.Error{Code: code, Message: msg, Data: data}})
 	return out
 }
 

@@ -7,6 +7,7 @@ package mcpserver
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,6 +76,8 @@ type Server struct {
 	sessions *session.Manager
 	started  time.Time
 	http     http.Handler
+	// incarnation names this daemon run in SSE event ids (restart.go).
+	incarnation string
 
 	mu       sync.Mutex // guards handlers after New
 	handlers map[string]handler
@@ -135,7 +138,7 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 		return nil, errors.New("mcpserver: Options.Redact is required (every result passes the redaction gateway)")
 	}
 	s := &Server{opts: *opts, started: time.Now(), handlers: map[string]handler{}, done: make(chan struct{}),
-		watchers: routine.NewGroup(ctx), ctxDone: ctx.Done()}
+		watchers: routine.NewGroup(ctx), ctxDone: ctx.Done(), incarnation: newIncarnation()}
 	if s.opts.Logger == nil {
 		s.opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -149,11 +152,17 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 	if s.opts.Sessions.Logger == nil {
 		s.opts.Sessions.Logger = s.log
 	}
+	if s.opts.Sessions.Size == nil {
+		s.opts.Sessions.Size = resultSize
+	}
 	s.sessions = session.New(ctx, &s.opts.Sessions)
 	s.restoreKept()
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "gasoline", Title: "Gasoline", Version: s.opts.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       sdkLogger(s.log),
+		// An HTTP session id names the daemon run that made it, so a
+		// later run can tell "restarted" from "expired" (restart.go).
+		GetSessionID: func() string { return s.incarnation + rand.Text() },
 	})
 	s.mcp.AddReceivingMiddleware(s.middleware)
 	for _, t := range tools.All() {

@@ -44,5 +44,8 @@ func Main(ctx context.Context, origin string, args []string, stdin io.Reader, st
 		Ensure: func(ctx context.Context) (launcher.Daemon, error) {
 			return launcher.Ensure(ctx, launcher.Options{Logger: log})
 		},
+		Start: func(ctx context.Context) (launcher.Daemon, error) {
+			return launcher.Ensure(ctx, launcher.Options{Logger: log, Start: true})
+		},
 	})
 }

@@ -28,6 +28,10 @@ type Config struct {
 	Out    io.Writer // host → Chrome frames (stdout); the relay is its only writer
 	Log    *slog.Logger
 	Ensure func(ctx context.Context) (launcher.Daemon, error)
+	// Start is an explicit start, for the extension's daemon.start (the
+	// panel's Start button): launcher.Ensure with Start. Nil answers
+	// daemon.start with an error.
+	Start func(ctx context.Context) (launcher.Daemon, error)
 	// Backoff bounds the wait between reconnect attempts; defaults 250ms..5s.
 	MinBackoff, MaxBackoff time.Duration
 	// Redaction is the live redaction policy for the source stage
@@ -59,6 +63,9 @@ type relay struct {
 	hello   []byte           // the extension's last hello request, replayed on reconnect
 	conns   int              // daemon connections made so far
 	readErr error            // why input ended (nil: clean EOF)
+
+	stopped  *protocol.Error // Gasoline was stopped on purpose: the answer while it is
+	startReq int64           // the extension's daemon.start awaiting the new connection
 
 	src *source // the source stage of the redaction gateway
 }
@@ -124,6 +131,7 @@ func (r *relay) readInput(ctx context.Context) {
 			r.log.Info("extension closed the port; exiting")
 			return
 		default:
+			r.tooLargeFromChrome(err) // said before the host closes (oversize.go)
 			r.mu.Lock()
 			r.readErr = fmt.Errorf("reading from Chrome: %w", err)
 			r.mu.Unlock()
@@ -137,12 +145,15 @@ func (r *relay) readInput(ctx context.Context) {
 	}
 }
 
-// loop keeps a daemon connection up for as long as input lasts.
+// loop keeps a daemon connection up for as long as input lasts. After a
+// deliberate stop (launcher.ErrStopped) it starts none, tells the
+// extension, and waits for its daemon.start or for a daemon someone else
+// started.
 func (r *relay) loop(ctx context.Context) error {
 	backoff := r.cfg.MinBackoff
-	announced := false // link.daemon_unavailable sent for this outage
+	announced := false // link.daemon_unavailable or _stopped sent for this outage
 	for {
-		d, err := r.cfg.Ensure(ctx)
+		d, err := r.ensure(ctx)
 		var c *websocket.Conn
 		if err == nil {
 			c, err = r.dial(ctx, d)
@@ -152,23 +163,64 @@ func (r *relay) loop(ctx context.Context) error {
 				return nil
 			}
 			r.log.Warn("daemon unreachable", "err", err, "retry_in", backoff)
-			if !announced {
-				announced = true
-				r.event(protocol.EventLinkDaemonUnavailable, map[string]string{"message": err.Error()})
-			}
-			if done, err := r.offline(ctx, backoff); done {
+			announced = r.announce(err, announced)
+			done, start, err := r.offline(ctx, backoff)
+			if done {
 				return err
+			}
+			if start != 0 {
+				r.startReq = start
+				continue
 			}
 			backoff = min(backoff*2, r.cfg.MaxBackoff)
 			continue
 		}
 		backoff, announced = r.cfg.MinBackoff, false
+		r.stopped = nil
 		done, err := r.session(ctx, c)
 		c.CloseNow()
 		if done {
 			return err
 		}
 	}
+}
+
+// ensure finds (or starts) a daemon; an explicit start when the extension
+// asked for one.
+func (r *relay) ensure(ctx context.Context) (launcher.Daemon, error) {
+	if r.startReq == 0 {
+		return r.cfg.Ensure(ctx)
+	}
+	id := r.startReq
+	if r.cfg.Start == nil {
+		r.startReq = 0
+		r.replyError(id, protocol.Errorf(protocol.CodeInternal, false, "this host cannot start the daemon"))
+		return launcher.Daemon{}, errors.New("no explicit start")
+	}
+	d, err := r.cfg.Start(ctx)
+	if err != nil {
+		r.startReq = 0
+		r.replyError(id, protocol.Errorf(protocol.CodeDaemonUnavailable, true, "starting the Gasoline daemon failed: %v; gasoline-host doctor says why", err))
+	}
+	return d, err
+}
+
+// announce tells the extension once per outage why the daemon is away.
+func (r *relay) announce(err error, announced bool) bool {
+	var se *launcher.StoppedError
+	if errors.As(err, &se) {
+		first := r.stopped == nil
+		r.stopped = protocol.Errorf(protocol.CodeDaemonStopped, false, "%s", se.Error())
+		if first {
+			r.event(protocol.EventLinkDaemonStopped, map[string]any{"message": se.Error(), "stopped_at": se.Stop.At, "by": se.Stop.By})
+		}
+		return true
+	}
+	r.stopped = nil
+	if !announced {
+		r.event(protocol.EventLinkDaemonUnavailable, map[string]string{"message": err.Error()})
+	}
+	return true
 }
 
 func (r *relay) dial(ctx context.Context, d launcher.Daemon) (*websocket.Conn, error) {
@@ -185,41 +237,48 @@ func (r *relay) dial(ctx context.Context, d launcher.Daemon) (*websocket.Conn, e
 	if err != nil {
 		return nil, fmt.Errorf("connecting to daemon on port %d: %w", d.Port, err)
 	}
-	c.SetReadLimit(maxWS)
+	c.SetReadLimit(maxDiscard) // a message over maxWS is refused, not relayed (oversize.go)
 	return c, nil
 }
 
 // offline answers the extension while no daemon is reachable, for one
-// backoff period. It reports done when input ended.
-func (r *relay) offline(ctx context.Context, wait time.Duration) (done bool, err error) {
+// backoff period. It reports done when input ended, and the id of a
+// daemon.start the extension sent.
+func (r *relay) offline(ctx context.Context, wait time.Duration) (done bool, start int64, err error) {
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	for {
 		select {
 		case msg, ok := <-r.in:
 			if !ok {
-				return true, nil
+				return true, 0, nil
 			}
-			if err := r.fromExtensionOffline(msg); err != nil {
-				return true, err
+			m := peek(msg)
+			if m.Method == protocol.MethodDaemonStart && m.isRequest() {
+				return false, m.ID, nil
+			}
+			if err := r.fromExtensionOffline(msg, m); err != nil {
+				return true, 0, err
 			}
 		case <-t.C:
-			return false, nil
+			return false, 0, nil
 		case <-ctx.Done():
-			return true, nil
+			return true, 0, nil
 		}
 	}
 }
 
-func (r *relay) fromExtensionOffline(msg []byte) error {
-	m := peek(msg)
+func (r *relay) fromExtensionOffline(msg []byte, m head) error {
 	if m.Method == protocol.MethodHello && m.isRequest() {
 		r.setHello(msg)
 	}
-	if m.isRequest() {
-		return r.replyError(m.ID, unavailable())
+	if !m.isRequest() {
+		return nil
 	}
-	return nil
+	if r.stopped != nil {
+		return r.replyError(m.ID, r.stopped)
+	}
+	return r.replyError(m.ID, unavailable())
 }
 
 func unavailable() *protocol.Error {

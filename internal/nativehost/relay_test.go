@@ -59,11 +59,18 @@ func (f *fakeExt) recv() protocol.Message {
 // startRelay runs a relay over pipes and returns Chrome's side of it and a
 // channel with Run's result.
 func startRelay(t *testing.T, ctx context.Context, ensure func(context.Context) (launcher.Daemon, error)) (*fakeExt, <-chan error) {
+	return startRelayWith(t, ctx, Config{Ensure: ensure})
+}
+
+// startRelayWith is startRelay with more of the Config (In, Out and the
+// backoff are the test's).
+func startRelayWith(t *testing.T, ctx context.Context, cfg Config) (*fakeExt, <-chan error) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
+	cfg.In, cfg.Out, cfg.MinBackoff, cfg.MaxBackoff = inR, outW, time.Millisecond, 10*time.Millisecond
 	go func() {
-		err := Run(ctx, Config{In: inR, Out: outW, Ensure: ensure, MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond})
+		err := Run(ctx, cfg)
 		outW.Close()
 		done <- err
 	}()
@@ -206,7 +213,7 @@ func TestInFlightRequestFailsWhenDaemonDiesThenRecovers(t *testing.T) {
 	writeWS(t, ctx, c2, protocol.Message{ID: hello.ID, Result: json.RawMessage(`{"version":"9.9"}`)})
 	ev := ext.recv()
 	require.Equal(t, protocol.EventLinkReconnected, ev.Method)
-	require.JSONEq(t, `{"daemon_version":"9.9"}`, string(ev.Params))
+	require.JSONEq(t, `{"daemon_version":"9.9","daemon_pid":0}`, string(ev.Params))
 
 	ext.send(protocol.Message{ID: 3, Method: "ping"})
 	require.Equal(t, int64(3), readWS(t, ctx, c2).ID)

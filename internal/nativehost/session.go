@@ -26,16 +26,22 @@ func (r *relay) session(ctx context.Context, c *websocket.Conn) (done bool, err 
 
 	// A hello the extension sent before (to a daemon now gone, or while
 	// none was reachable) is replayed, and the extension told.
+	var welcome protocol.Welcome
 	if hello != nil {
 		w, err := r.replayHello(sctx, c, hello)
 		if err != nil {
 			r.log.Warn("replaying hello to the daemon", "err", err)
 			return false, nil
 		}
-		r.event(protocol.EventLinkReconnected, map[string]string{"daemon_version": w.Version})
+		welcome = w
+		r.event(protocol.EventLinkReconnected, map[string]any{"daemon_version": w.Version, "daemon_pid": w.DaemonPID})
 	}
 	r.log.Info("connected to daemon", "replayed_hello", hello != nil)
 	trimStartup() // connecting is done: its code need not stay mapped
+	if r.startReq != 0 { // the extension's daemon.start: done
+		r.replyStarted(r.startReq, welcome, true)
+		r.startReq = 0
+	}
 
 	// Daemon → Chrome, owned by this session.
 	downErr := make(chan error, 1)
@@ -61,6 +67,10 @@ func (r *relay) session(ctx context.Context, c *websocket.Conn) (done bool, err 
 			if !ok {
 				c.CloseNow()
 				return true, nil
+			}
+			if m := peek(msg); m.Method == protocol.MethodDaemonStart && m.isRequest() {
+				r.replyStarted(m.ID, protocol.Welcome{}, false) // already running
+				continue
 			}
 			if err := r.up(sctx, c, msg); err != nil {
 				r.failPending()
@@ -113,7 +123,11 @@ func (r *relay) down(ctx context.Context, c *websocket.Conn) error {
 	werr := make(chan error, 1)
 	go func() { werr <- out.run(ctx, r.out) }()
 	for {
-		_, msg, err := c.Read(ctx)
+		msg, big, err := readDaemon(ctx, c)
+		if big != nil && err == nil {
+			r.refuse(ctx, c, big) // oversize.go
+			continue
+		}
 		if err != nil {
 			out.close()
 			if werr := <-werr; werr != nil {
@@ -194,5 +208,14 @@ func (r *relay) failPending() {
 		if err := r.replyError(id, unavailable()); err != nil {
 			r.log.Warn("writing error reply to Chrome", "err", err)
 		}
+	}
+}
+
+// replyStarted answers daemon.start: started is false when a daemon was
+// already running.
+func (r *relay) replyStarted(id int64, w protocol.Welcome, started bool) {
+	out, _ := protocol.Reply(id, map[string]any{"started": started, "daemon_version": w.Version, "daemon_pid": w.DaemonPID}, nil)
+	if err := r.out.WriteMessage(out); err != nil {
+		r.log.Warn("writing daemon.start reply to Chrome", "err", err)
 	}
 }

@@ -38,6 +38,7 @@ const (
 	CodeProtocolMismatch      = "protocol_mismatch"
 	CodeNotReady              = "not_ready"
 	CodeDaemonUnavailable     = "daemon_unavailable"
+	CodeDaemonStopped         = "daemon_stopped"
 	CodeExtensionDisconnected = "extension_disconnected"
 	CodeMessageTooLarge       = "message_too_large"
 	CodeTimeout               = "timeout"
@@ -58,6 +59,9 @@ type Error struct {
 	Message      string `json:"message"`
 	Retryable    bool   `json:"retryable"`
 	RetryAfterMS int    `json:"retry_after_ms,omitempty"`
+	// TabID is the tab an error is about, where the sender says
+	// (tab_unloaded; tabs.create's timeout).
+	TabID int `json:"tab_id,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -113,4 +117,10 @@ const (
 	MethodPing                 = "ping"
 	EventLinkReconnected       = "link.reconnected"
 	EventLinkDaemonUnavailable = "link.daemon_unavailable"
+	// EventLinkDaemonStopped: Gasoline was stopped on purpose; the host
+	// starts no daemon until the extension asks with MethodDaemonStart.
+	EventLinkDaemonStopped = "link.daemon_stopped"
+	// MethodDaemonStart is served by the native host itself: an explicit
+	// start (the panel's Start button).
+	MethodDaemonStart = "daemon.start"
 )

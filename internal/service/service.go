@@ -63,6 +63,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	p, err := platformFor(&u)
 	if errors.Is(err, ErrNoManager) {
 		switch cmd {
+		case "stop":
+			fmt.Fprintf(stdout, "service: no service manager here (%v)\n", err)
+			return stopGasoline(ctx, stdout)
+		case "start":
+			return startOnDemand(ctx, stdout)
 		case "status":
 			fmt.Fprintf(stdout, "gasoline service: unavailable: %v\n%s\n", err, onDemand)
 			return nil
@@ -88,6 +93,17 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("service %s: %w", cmd, err)
 	}
 	c := control{svc: svc, p: p, name: u.Name, out: stdout}
+	switch cmd {
+	case "start": // an explicit start ends a deliberate stop (ondemand.go)
+		if _, err := clearStop(); err != nil {
+			return err
+		}
+	case "stop":
+		if err := c.do(cmd); err != nil {
+			return err
+		}
+		return stopGasoline(ctx, stdout)
+	}
 	return c.do(cmd)
 }
 

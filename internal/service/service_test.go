@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/kardianos/service"
+
+	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
 // fakeSvc stands in for the OS service manager.
@@ -86,7 +88,8 @@ func runMain(t *testing.T, args ...string) (string, error) {
 }
 
 func TestLifecycle(t *testing.T) {
-	t.Setenv("GASOLINE_HOME", "/tmp/gasoline-state")
+	home := t.TempDir()
+	t.Setenv("GASOLINE_HOME", home)
 	f := useFake(t)
 	steps := []struct {
 		args  []string
@@ -99,13 +102,20 @@ func TestLifecycle(t *testing.T) {
 		{[]string{"status"}, "gasoline service: stopped", nil},
 		{[]string{"start"}, "service: started", []string{"start"}},
 		{[]string{"status"}, "gasoline service: running", nil},
-		{[]string{"stop"}, "service: stopped", []string{"stop"}},
+		{[]string{"stop"}, "stays stopped until", []string{"stop"}},
+		{[]string{"status"}, "gasoline service: stopped", nil},
+		{[]string{"start"}, "service: started", []string{"start"}},
 		{[]string{"uninstall"}, "service: removed", []string{"stop", "uninstall"}},
 		{[]string{"uninstall"}, "service: not installed", nil},
 	}
+	wantStopped := false // from a stop until the next start
 	for _, s := range steps {
 		f.calls = nil
 		out, err := runMain(t, s.args...)
+		wantStopped = s.args[0] == "stop" || (wantStopped && s.args[0] != "start")
+		if _, stopped := state.Stopped(home); stopped != wantStopped {
+			t.Errorf("%v: deliberate stop recorded = %v", s.args, stopped)
+		}
 		if err != nil {
 			t.Fatalf("%v: %v\n%s", s.args, err, out)
 		}
@@ -119,7 +129,7 @@ func TestLifecycle(t *testing.T) {
 	if got := f.cfg.Arguments; !reflect.DeepEqual(got, []string{"daemon"}) {
 		t.Errorf("service arguments %q, want [daemon]", got)
 	}
-	if got := f.cfg.EnvVars["GASOLINE_HOME"]; got != "/tmp/gasoline-state" {
+	if got := f.cfg.EnvVars["GASOLINE_HOME"]; got != home {
 		t.Errorf("GASOLINE_HOME passed as %q", got)
 	}
 	self, _ := os.Executable()
@@ -152,6 +162,9 @@ func TestInstallReplacesChangedUnit(t *testing.T) {
 }
 
 func TestNoManager(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("GASOLINE_HOME", home)
+	t.Setenv("GASOLINE_PORT", "1") // nothing answers there
 	old := platformFor
 	t.Cleanup(func() { platformFor = old })
 	platformFor = func(u *Unit) (platform, error) {
@@ -164,10 +177,16 @@ func TestNoManager(t *testing.T) {
 	if !strings.Contains(out, "unavailable") || !strings.Contains(out, "no service manager") || !strings.Contains(out, "on demand") {
 		t.Errorf("status output %q does not say plainly that there is no service manager", out)
 	}
-	for _, cmd := range []string{"install", "start", "stop"} {
-		if _, err := runMain(t, cmd); !errors.Is(err, ErrNoManager) {
-			t.Errorf("%s: got %v, want ErrNoManager", cmd, err)
-		}
+	if _, err := runMain(t, "install"); !errors.Is(err, ErrNoManager) {
+		t.Errorf("install: got %v, want ErrNoManager", err)
+	}
+	// stop still stops Gasoline: the deliberate stop is recorded (and a
+	// daemon started on demand would be stopped); start clears it.
+	if out, err := runMain(t, "stop"); err != nil || !strings.Contains(out, "stays stopped") {
+		t.Errorf("stop: %v %q", err, out)
+	}
+	if _, stopped := state.Stopped(home); !stopped {
+		t.Error("stop without a manager recorded no deliberate stop")
 	}
 	if out, err := runMain(t, "uninstall"); err != nil || !strings.Contains(out, "nothing to remove") {
 		t.Errorf("uninstall: got %v, output %q; want success with nothing to remove", err, out)

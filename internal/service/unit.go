@@ -39,7 +39,7 @@ func SystemdUnit(u Unit) (string, error) {
 	for _, k := range sortedKeys(u.Env) {
 		fmt.Fprintf(&b, "Environment=%s\n", systemdQuote(k+"="+u.Env[k]))
 	}
-	b.WriteString("Restart=on-failure\nRestartSec=2\n\n[Install]\nWantedBy=default.target\n")
+	b.WriteString("Restart=on-failure\nRestartSec=1\n\n[Install]\nWantedBy=default.target\n")
 	return b.String(), nil
 }
 

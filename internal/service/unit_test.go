@@ -32,7 +32,7 @@ ExecStart="/home/a b/.local/bin/gasoline-host" "daemon"
 Environment="GASOLINE_HOME=/home/a b/state \"x\" $HOME"
 Environment="GASOLINE_PORT=7891"
 Restart=on-failure
-RestartSec=2
+RestartSec=1
 
 [Install]
 WantedBy=default.target

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -23,6 +24,10 @@ type Session struct {
 	seq      uint64
 	cmds     map[string]*Command
 	history  []*Command // by Seq, oldest first
+	evicted  map[string]Eviction
+	evOrder  []string // evicted ids, oldest first (at most maxEvictions)
+
+	keptN int // finished commands whose results are kept; guarded by m.ret.mu
 
 	nonce       string // fences page text in this session's results (untrusted.go)
 	pageWarning string // what its approval requests say about page text
@@ -113,6 +118,13 @@ func (s *Session) close() {
 	s.state = Closed
 	s.mu.Unlock()
 	s.cancel()
+	s.m.forget(s)
+}
+
+func (s *Session) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state == Closed
 }
 
 // Start runs a command for the session on a goroutine owned by the
@@ -122,7 +134,7 @@ func (s *Session) Start(tool, what string, run func(ctx context.Context) any) (*
 	now := s.m.now()
 	s.mu.Lock()
 	s.seq++
-	c := &Command{ID: "c_" + NewID()[:16], Seq: s.seq, Tool: tool, What: what, Started: now, done: make(chan struct{})}
+	c := &Command{ID: "c_" + NewID()[:16], Seq: s.seq, Tool: tool, What: what, Started: now, done: make(chan struct{}), sess: s}
 	s.cmds[c.ID] = c
 	s.history = append(s.history, c)
 	s.mu.Unlock()
@@ -130,6 +142,7 @@ func (s *Session) Start(tool, what string, run func(ctx context.Context) any) (*
 		ctx, cancel := context.WithTimeout(s.ctx, s.m.opts.CommandTimeout)
 		defer cancel()
 		c.finish(run(ctx), s.m.now())
+		s.m.retain(s, c)
 	})
 	if err != nil {
 		s.forget(c)
@@ -174,21 +187,48 @@ func (s *Session) Commands(after uint64, limit int) []CommandInfo {
 	return out
 }
 
-// prune drops finished commands older than ttl, and the oldest finished
-// ones beyond max.
-func (s *Session) prune(now time.Time, ttl time.Duration, max int) {
+// Evicted reports what became of a command whose result was evicted.
+func (s *Session) Evicted(id string) (Eviction, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	keep := s.history[:0]
-	excess := len(s.history) - max
+	e, ok := s.evicted[id]
+	return e, ok
+}
+
+// oldestKept returns the session's oldest command whose result is kept
+// (the caller holds m.ret.mu).
+func (s *Session) oldestKept() *Command {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, c := range s.history {
-		if fin, ok := c.finishedAt(); ok && (now.Sub(fin) > ttl || excess > 0) {
-			delete(s.cmds, c.ID)
-			excess--
-			continue
+		if c.kept {
+			return c
 		}
-		keep = append(keep, c)
 	}
-	clear(s.history[len(keep):])
-	s.history = keep
+	return nil
+}
+
+// evict forgets a finished command and remembers why.
+func (s *Session) evict(c *Command, e Eviction) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.cmds, c.ID)
+	if i := slices.Index(s.history, c); i >= 0 {
+		s.history = slices.Delete(s.history, i, i+1)
+	}
+	if s.evicted == nil {
+		s.evicted = map[string]Eviction{}
+	}
+	if len(s.evOrder) == maxEvictions {
+		delete(s.evicted, s.evOrder[0])
+		s.evOrder = slices.Delete(s.evOrder, 0, 1)
+	}
+	s.evicted[c.ID] = e
+	s.evOrder = append(s.evOrder, c.ID)
+}
+
+func (s *Session) commandsSnapshot() []*Command {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.history)
 }

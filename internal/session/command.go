@@ -19,6 +19,10 @@ type Command struct {
 	mu     sync.Mutex
 	result any
 	ended  time.Time
+
+	sess *Session
+	size int64 // the result's size (Options.Size); guarded by the manager's retention lock
+	kept bool  // the result counts against the caps; guarded likewise
 }
 
 // CommandInfo describes a command in pending_commands.

@@ -104,16 +104,19 @@ func (m *Manager) persist() {
 // RestoreCommand puts back a command a previous daemon ran for this
 // session and handed to its client (who holds its correlation id): it
 // is finished, with result (the result it reached, or an error saying it
-// was lost with the daemon).
+// was lost with the daemon). It counts against the retention caps as any
+// result does.
 func (s *Session) RestoreCommand(id, tool, what string, started, ended time.Time, result any) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if _, dup := s.cmds[id]; dup {
+		s.mu.Unlock()
 		return
 	}
 	s.seq++
-	c := &Command{ID: id, Seq: s.seq, Tool: tool, What: what, Started: started, done: make(chan struct{})}
+	c := &Command{ID: id, Seq: s.seq, Tool: tool, What: what, Started: started, done: make(chan struct{}), sess: s}
 	c.finish(result, ended)
 	s.cmds[id] = c
 	s.history = append(s.history, c)
+	s.mu.Unlock()
+	s.m.retain(s, c)
 }

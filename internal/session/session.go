@@ -49,11 +49,18 @@ type Options struct {
 	ResultTTL time.Duration
 	// CommandTimeout bounds one command. Default 10 minutes.
 	CommandTimeout time.Duration
-	// MaxHistory bounds the finished commands kept per session. Default 200.
+	// MaxHistory bounds the finished commands (and their results) kept per
+	// session, applied when a result is added. Default 200.
 	MaxHistory int
 	// File, when set, keeps the stdio and HTTP sessions across daemon
 	// restarts (persist.go): sessions.json in the state directory.
 	File string
+	// MaxResultBytes bounds the results kept across all sessions, applied
+	// when a result is added (retention.go). Default 64 MiB.
+	MaxResultBytes int64
+	// Size measures a result for MaxResultBytes. Default: every result is
+	// 0 bytes (only the count cap applies).
+	Size func(result any) int64
 	// Now is the clock. Default time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -61,6 +68,9 @@ type Options struct {
 
 // DefaultTTL is Options.TTL's default.
 const DefaultTTL = 30 * time.Minute
+
+// DefaultMaxResultBytes is Options.MaxResultBytes' default.
+const DefaultMaxResultBytes = 64 << 20
 
 func (o *Options) fill() {
 	if o.TTL <= 0 {
@@ -74,6 +84,9 @@ func (o *Options) fill() {
 	}
 	if o.MaxHistory <= 0 {
 		o.MaxHistory = 200
+	}
+	if o.MaxResultBytes <= 0 {
+		o.MaxResultBytes = DefaultMaxResultBytes
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -96,6 +109,8 @@ type Manager struct {
 	stopped  bool // no session attaches any more
 	sessions map[string]*Session
 	fileMu   sync.Mutex // one write of Options.File at a time
+
+	ret retention // the results kept (retention.go)
 }
 
 // New returns a Manager whose sweeper and commands run until ctx ends.
@@ -142,7 +157,8 @@ func (m *Manager) run(ctx context.Context) {
 	}
 }
 
-// sweep closes degraded sessions past their TTL and drops old results.
+// sweep closes degraded sessions past their TTL and drops results past
+// theirs (the caps are applied when a result is added).
 func (m *Manager) sweep() {
 	now := m.now()
 	var expired []*Session
@@ -153,10 +169,6 @@ func (m *Manager) sweep() {
 			expired = append(expired, s)
 		}
 	}
-	live := make([]*Session, 0, len(m.sessions))
-	for _, s := range m.sessions {
-		live = append(live, s)
-	}
 	m.mu.Unlock()
 	for _, s := range expired {
 		m.opts.Logger.Info("session expired", "session", s.id, "transport", s.transport)
@@ -165,9 +177,7 @@ func (m *Manager) sweep() {
 	if len(expired) > 0 {
 		m.persist()
 	}
-	for _, s := range live {
-		s.prune(now, m.opts.ResultTTL, m.opts.MaxHistory)
-	}
+	m.expire(now, m.opts.ResultTTL)
 }
 
 // NewID returns a fresh, unguessable session id.

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -75,7 +76,7 @@ func TestResumeKeepsCommands(t *testing.T) {
 	})
 }
 
-func TestCommandsCursorAndPrune(t *testing.T) {
+func TestCommandsCursorAndRetention(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m, _ := newManager(t, &Options{ResultTTL: time.Minute, MaxHistory: 3})
 		s, _, _, _ := m.Attach("a", HTTP)
@@ -88,11 +89,20 @@ func TestCommandsCursorAndPrune(t *testing.T) {
 			}
 			c, _ := s.Start("observe", "page", run)
 			ids = append(ids, c.ID)
+			synctest.Wait()
 		}
-		synctest.Wait()
+		// The count cap applies as each result is added: the oldest
+		// finished one went when the fourth finished; the running one
+		// stays whatever the cap.
 		all := s.Commands(0, 100)
-		if len(all) != 5 || all[4].Status != "pending" || all[0].Status != "complete" {
+		if len(all) != 4 || all[3].Status != "pending" || all[0].CorrelationID != ids[1] {
 			t.Fatalf("Commands = %+v", all)
+		}
+		if e, ok := s.Evicted(ids[0]); !ok || e.Reason != EvictedCount || !strings.Contains(e.Message, "3 most recent") {
+			t.Fatalf("Evicted(%s) = %+v, %v", ids[0], e, ok)
+		}
+		if _, ok := s.Command(ids[0]); ok {
+			t.Fatal("an evicted command is still listed")
 		}
 		after := s.Commands(3, 100)
 		if len(after) != 2 || after[0].CorrelationID != ids[3] {
@@ -101,20 +111,76 @@ func TestCommandsCursorAndPrune(t *testing.T) {
 		if got := s.Commands(0, 2); len(got) != 2 {
 			t.Fatalf("limit ignored: %d", len(got))
 		}
-		// Past MaxHistory the oldest finished results go at the next sweep;
-		// past ResultTTL all finished ones do; the running one stays.
-		time.Sleep(20 * time.Second)
-		synctest.Wait()
-		if got := len(s.Commands(0, 100)); got != 3 {
-			t.Fatalf("after history cap: %d commands, want 3", got)
-		}
-		time.Sleep(time.Minute)
+		// Past ResultTTL every finished result goes at a sweep; the
+		// running one stays.
+		time.Sleep(time.Minute + 20*time.Second)
 		synctest.Wait()
 		left := s.Commands(0, 100)
 		if len(left) != 1 || left[0].CorrelationID != ids[4] {
 			t.Fatalf("after ResultTTL: %+v", left)
 		}
+		if e, _ := s.Evicted(ids[1]); e.Reason != EvictedExpired {
+			t.Fatalf("Evicted(%s) = %+v", ids[1], e)
+		}
+		if n, b := m.kept(); n != 0 || b != 0 {
+			t.Fatalf("kept %d results, %d bytes after expiry", n, b)
+		}
 		close(block)
+	})
+}
+
+// TestByteCap: results are measured as they are added; past the byte cap
+// the oldest finished ones, of any session, go first; the newest is kept
+// even alone over the cap; running commands are never evicted; a closed
+// session's results stop counting.
+func TestByteCap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		size := func(v any) int64 { return int64(len(v.(string))) }
+		m, _ := newManager(t, &Options{MaxResultBytes: 100, Size: size})
+		a, _, _, _ := m.Attach("a", HTTP)
+		b, _, _, _ := m.Attach("b", Stdio)
+		run := func(n int) func(context.Context) any {
+			return func(context.Context) any { return strings.Repeat("x", n) }
+		}
+		block := make(chan struct{})
+		running, _ := a.Start("observe", "page", func(context.Context) any { <-block; return strings.Repeat("y", 500) })
+		a1, _ := a.Start("observe", "screenshot", run(40))
+		synctest.Wait()
+		b1, _ := b.Start("observe", "screenshot", run(40))
+		synctest.Wait()
+		if n, bytes := m.kept(); n != 2 || bytes != 80 {
+			t.Fatalf("kept %d, %d bytes; want 2, 80", n, bytes)
+		}
+		a2, _ := a.Start("observe", "screenshot", run(30)) // 110 > 100: a1 goes
+		synctest.Wait()
+		if e, ok := a.Evicted(a1.ID); !ok || e.Reason != EvictedBytes || e.Bytes != 40 || !strings.Contains(e.Message, "across all sessions") {
+			t.Fatalf("Evicted(a1) = %+v, %v", e, ok)
+		}
+		for _, c := range []*Command{b1, a2} {
+			if _, ok := c.sess.Command(c.ID); !ok {
+				t.Fatalf("%s evicted too early", c.What)
+			}
+		}
+		big, _ := b.Start("observe", "screenshot", run(150)) // alone over the cap: kept, the rest goes
+		synctest.Wait()
+		if n, bytes := m.kept(); n != 1 || bytes != 150 {
+			t.Fatalf("kept %d, %d bytes; want only the newest (150)", n, bytes)
+		}
+		if _, ok := b.Command(big.ID); !ok {
+			t.Fatal("the newest result was evicted")
+		}
+		if _, ok := a.Command(running.ID); !ok {
+			t.Fatal("a running command was evicted")
+		}
+		m.Close("b")
+		if n, bytes := m.kept(); n != 0 || bytes != 0 {
+			t.Fatalf("a closed session's results still count: %d, %d bytes", n, bytes)
+		}
+		close(block)
+		synctest.Wait()
+		if n, bytes := m.kept(); n != 1 || bytes != 500 {
+			t.Fatalf("after the long command: kept %d, %d bytes", n, bytes)
+		}
 	})
 }
 

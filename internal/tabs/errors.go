@@ -38,8 +38,7 @@ func lookupError(tab int, why Why) *tools.Error {
 		if why.Shared && why.Reason == ReasonUngrouped {
 			return goneError(why.Last, why.Reason, true)
 		}
-		return &tools.Error{Code: CodeNoTab, NextAction: newTab,
-			Message: "this session has no tab yet; open one with interact new_tab (or navigate, which opens one)"}
+		return &tools.Error{Code: CodeNoTab, NextAction: newTab, Message: noTabMessage(why)}
 	case WhyGone:
 		if why.Reason == ReasonReplaced {
 			return &tools.Error{Code: CodeTabClosed, Details: map[string]int{"replaced_by": why.By},
@@ -83,6 +82,23 @@ func shareAgain(tab int) *tools.Next {
 		AskUser: fmt.Sprintf("Please share tab %d with me again: move it into my tab group, or use Share in the Gasoline panel.", tab)}
 }
 
+// noTabMessage says why a session has no tab: none yet, or what became of
+// its last one.
+func noTabMessage(why Why) string {
+	const open = "open one with interact new_tab (or navigate, which opens one)"
+	switch {
+	case why.Last == 0:
+		return "this session has no tab yet; " + open
+	case why.Reason == ReasonCloseTab:
+		return fmt.Sprintf("this session has no tab now: it closed its last one (tab %d, interact close_tab); %s", why.Last, open)
+	case why.Reason == ReasonUngrouped:
+		return fmt.Sprintf("this session has no tab now: its tab %d left the session when the user moved it out of the session's tab group; %s", why.Last, open)
+	case why.Reason == ReasonRestarted:
+		return fmt.Sprintf("this session has no tab now: its tab %d's browser restarted, and its tabs have new ids; %s", why.Last, open)
+	}
+	return fmt.Sprintf("this session has no tab now: its tab %d was closed (by the user, the page, or another program, not by this session); %s", why.Last, open)
+}
+
 // ToolError turns an error from the extension link or a CDP call into a
 // structured tool error: link errors keep their code, message and
 // retryability; a context deadline becomes timeout. Other errors are
@@ -97,12 +113,11 @@ func ToolError(err error) error {
 	}
 	var pe *protocol.Error
 	if errors.As(err, &pe) {
-		e := &tools.Error{Code: pe.Code, Message: pe.Message, Retryable: pe.Retryable, RetryAfterMS: pe.RetryAfterMS}
+		e := tools.FromLink(pe)
 		switch pe.Code {
 		case protocol.CodeTabClosed:
 			e.NextAction = listTabs
 		case protocol.CodeExtensionDisconnected, protocol.CodeNotReady:
-			e.Retryable = true
 			if e.RetryAfterMS == 0 {
 				e.RetryAfterMS = 1000
 			}

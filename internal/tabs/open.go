@@ -234,7 +234,7 @@ func (m *Manager) Close(ctx context.Context, sid string, tab int) (int, error) {
 	if _, err := m.cfg.Link.Call(ctx, "tabs.close", map[string]int{"tab_id": t}); err != nil {
 		return 0, m.callError(t, err)
 	}
-	m.release(t, ReasonClosed)
+	m.release(t, ReasonCloseTab)
 	return t, nil
 }
 

@@ -39,6 +39,7 @@ const maxGone = 32
 // Release reasons.
 const (
 	ReasonClosed    = "closed"    // the tab closed (tabs.removed)
+	ReasonCloseTab  = "close_tab" // the session closed it (interact close_tab)
 	ReasonUngrouped = "ungrouped" // the user dragged it out of the group, or stopped sharing it
 	ReasonReplaced  = "replaced"  // Chrome replaced it with another tab (tabs.replaced)
 	ReasonEnded     = "session_end"
@@ -183,7 +184,7 @@ func (r *Registry) Release(tab int, reason string) (session string, kind Kind, o
 		if reason == ReasonClosed { // it left earlier, and now it closed
 			for _, o := range r.sessions {
 				for i := range o.gone {
-					if o.gone[i].tab == tab && o.gone[i].kind == Opened {
+					if o.gone[i].tab == tab && o.gone[i].kind == Opened && o.gone[i].reason == ReasonUngrouped {
 						o.gone[i].reason = ReasonClosed
 					}
 				}
@@ -446,7 +447,7 @@ func (r *Registry) Lookup(session string, tab int) (int, Why) {
 // Why says why Lookup found no tab.
 type Why struct {
 	Kind   int
-	Reason string // for WhyGone: ReasonClosed, ReasonUngrouped, …
+	Reason string // for WhyGone, and WhyNoTab with Last: ReasonClosed, ReasonUngrouped, …
 	// Shared: the tab was the user's, shared with the session (WhyGone;
 	// for WhyNoTab, the last tab the session lost).
 	Shared bool

@@ -3,6 +3,7 @@ package tabs
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gasoline-mcp/gasoline/internal/browsers"
@@ -200,5 +201,33 @@ func TestRegistryReplace(t *testing.T) {
 	}
 	if owner, _ := r.Owner(9); owner != "B" || !r.Owned(1) {
 		t.Fatal("a refused Replace changed ownership")
+	}
+}
+
+// TestNoTabSaysWhatBecameOfTheLast: a session whose tabs are gone says
+// what became of its last one, not "no tab yet".
+func TestNoTabSaysWhatBecameOfTheLast(t *testing.T) {
+	r := NewRegistry()
+	if _, why := r.Lookup("s", 0); why.Kind != WhyNoTab || why.Last != 0 || !strings.Contains(lookupError(0, why).Message, "no tab yet") {
+		t.Fatalf("fresh session: %+v", why)
+	}
+	for _, c := range []struct {
+		reasons []string
+		want    string
+	}{
+		{[]string{ReasonClosed}, "its tab 7 was closed (by the user"},
+		{[]string{ReasonUngrouped}, "its tab 7 left the session"},
+		{[]string{ReasonUngrouped, ReasonClosed}, "its tab 7 was closed (by the user"}, // dragged out, then closed
+		{[]string{ReasonCloseTab, ReasonClosed}, "it closed its last one (tab 7, interact close_tab)"},
+	} {
+		r.Own("s", 7)
+		for _, reason := range c.reasons {
+			r.Release(7, reason)
+		}
+		_, why := r.Lookup("s", 0)
+		msg := lookupError(0, why).Message
+		if why.Kind != WhyNoTab || !strings.Contains(msg, c.want) || strings.Contains(msg, "yet") {
+			t.Errorf("after %v: %q, want %q", c.reasons, msg, c.want)
+		}
 	}
 }

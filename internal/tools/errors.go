@@ -13,6 +13,7 @@ const (
 	CodeUnclassified    = "unclassified"     // the mode has no classification: refused
 	CodeNotAvailable    = "not_available"    // the mode is in the table; this build does not serve it
 	CodeUnknownCommand  = "unknown_command"  // no such correlation_id in this session
+	CodeResultEvicted   = "result_evicted"   // the command's result was dropped to bound memory
 	CodeInternal        = "internal"         // a bug; the message says what failed
 	CodeTimeout         = "timeout"          // the command's hard bound ran out
 )
