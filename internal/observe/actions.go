@@ -20,11 +20,7 @@ type ActionsResult struct {
 
 // actions answers observe actions. Its cursor is the timeline's.
 func (o *Observer) actions(ctx context.Context, c *mcpserver.Call) (any, error) {
-	tab, err := o.tab(c)
-	if err != nil {
-		return nil, err
-	}
-	pg, err := pagingOf(c)
+	tab, pg, err := o.listed(c)
 	if err != nil {
 		return nil, err
 	}

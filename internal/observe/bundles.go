@@ -41,11 +41,7 @@ type Bundle struct {
 }
 
 func (o *Observer) errorBundles(ctx context.Context, c *mcpserver.Call) (any, error) {
-	tab, err := o.tab(c)
-	if err != nil {
-		return nil, err
-	}
-	pg, err := pagingOf(c)
+	tab, pg, err := o.listed(c)
 	if err != nil {
 		return nil, err
 	}

@@ -28,11 +28,7 @@ type ErrorsResult struct {
 // group's latest occurrence: after_cursor returns the groups that are new
 // or happened again since.
 func (o *Observer) errors(ctx context.Context, c *mcpserver.Call) (any, error) {
-	tab, err := o.tab(c)
-	if err != nil {
-		return nil, err
-	}
-	pg, err := pagingOf(c)
+	tab, pg, err := o.listed(c)
 	if err != nil {
 		return nil, err
 	}
@@ -83,11 +79,7 @@ type LogsResult struct {
 var levelRank = map[string]int{"debug": 0, "log": 1, "info": 1, "warning": 2, "error": 3}
 
 func (o *Observer) logs(ctx context.Context, c *mcpserver.Call) (any, error) {
-	tab, err := o.tab(c)
-	if err != nil {
-		return nil, err
-	}
-	pg, err := pagingOf(c)
+	tab, pg, err := o.listed(c)
 	if err != nil {
 		return nil, err
 	}

@@ -105,11 +105,7 @@ func resourceType(t string) string {
 }
 
 func (o *Observer) networkWaterfall(ctx context.Context, c *mcpserver.Call) (any, error) {
-	tab, err := o.tab(c)
-	if err != nil {
-		return nil, err
-	}
-	pg, err := pagingOf(c)
+	tab, pg, err := o.listed(c)
 	if err != nil {
 		return nil, err
 	}

@@ -149,6 +149,16 @@ type paging struct {
 	summary bool
 }
 
+// listed is a list mode's tab and paging.
+func (o *Observer) listed(c *mcpserver.Call) (int, paging, error) {
+	tab, err := o.tab(c)
+	if err != nil {
+		return 0, paging{}, err
+	}
+	pg, err := pagingOf(c)
+	return tab, pg, err
+}
+
 func pagingOf(c *mcpserver.Call) (paging, error) {
 	p := paging{limit: min(max(c.Int("limit", capture.DefaultLimit), 1), capture.MaxLimit), summary: c.Bool("summary")}
 	if s := c.Str("after_cursor"); s != "" {

@@ -29,11 +29,7 @@ type SocketCount struct {
 }
 
 func (o *Observer) websocketEvents(ctx context.Context, c *mcpserver.Call) (any, error) {
-	tab, err := o.tab(c)
-	if err != nil {
-		return nil, err
-	}
-	pg, err := pagingOf(c)
+	tab, pg, err := o.listed(c)
 	if err != nil {
 		return nil, err
 	}
@@ -115,11 +111,7 @@ type TimelineResult struct {
 }
 
 func (o *Observer) timeline(ctx context.Context, c *mcpserver.Call) (any, error) {
-	tab, err := o.tab(c)
-	if err != nil {
-		return nil, err
-	}
-	pg, err := pagingOf(c)
+	tab, pg, err := o.listed(c)
 	if err != nil {
 		return nil, err
 	}
