@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,7 +26,7 @@ func newDoctorEnv(t *testing.T) doctorEnv {
 	e := doctorEnv{home: t.TempDir(), port: FreePort(t), udd: t.TempDir()}
 	t.Cleanup(func() {
 		if st, err := state.Read(e.home); err == nil {
-			syscall.Kill(st.PID, syscall.SIGTERM)
+			stopProcess(st.PID) // and wait: its exit writes stopped.json into the home TempDir removes
 		}
 	})
 	return e

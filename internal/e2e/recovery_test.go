@@ -81,7 +81,7 @@ func TestE2ESpawnedDaemonAndRecovery(t *testing.T) {
 	home, port := t.TempDir(), FreePort(t)
 	t.Cleanup(func() {
 		if st, err := state.Read(home); err == nil {
-			syscall.Kill(st.PID, syscall.SIGTERM)
+			stopProcess(st.PID) // and wait: its exit writes stopped.json into the home TempDir removes
 		}
 	})
 	udd := t.TempDir()

@@ -90,7 +90,7 @@ func TestE2ERelayRecovery(t *testing.T) {
 		t.Cleanup(func() {
 			r.Browser.Stop(10 * time.Second) // first: its host would spawn another daemon
 			if st, err := state.Read(r.Home); err == nil {
-				syscall.Kill(st.PID, syscall.SIGTERM)
+				stopProcess(st.PID) // and wait: its exit writes stopped.json into the home TempDir removes
 			}
 		})
 		// The old session's calls fail at once; nothing waits.

@@ -77,7 +77,7 @@ func TestE2EDaemonKilledUnderStdio(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(home, "policy.json"), []byte(localDevPolicy), 0o600))
 	t.Cleanup(func() { // after the browser stops (its host would start another daemon)
 		if st, err := state.Read(home); err == nil {
-			syscall.Kill(st.PID, syscall.SIGTERM)
+			stopProcess(st.PID) // and wait: its exit writes stopped.json into the home TempDir removes
 		}
 	})
 	pages := ServeTestdata(t)
