@@ -38,19 +38,6 @@ func getHealth(port int) (health, bool) {
 	return h, json.NewDecoder(resp.Body).Decode(&h) == nil
 }
 
-// eventually polls an outside process's state (the spawned daemon and
-// Chromium send us no signal) until cond holds, failing after bound.
-func eventually(t testing.TB, bound time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(bound)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, bound)
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-}
-
 // hostPIDs lists running gasoline-host processes in native-messaging mode
 // started from bin.
 func hostPIDs(bin string) []int {

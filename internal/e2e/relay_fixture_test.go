@@ -239,3 +239,34 @@ func hasText(a answer, s string) bool {
 func callParams(tool string, args map[string]any) *mcp.CallToolParams {
 	return &mcp.CallToolParams{Name: tool, Arguments: args}
 }
+
+// untilError repeats an observe call until it fails with code (the daemon
+// learns of a tab's fate from an asynchronous event; a call racing with it
+// may fail otherwise, e.g. detached), bounded.
+func untilError(t *testing.T, c *client, args map[string]any, code string) answer {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		x := c.call("observe", args)
+		if x.IsError && x.code() == code {
+			return x
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("observe %v: no %s error within 10s; last answer: %s", args, code, x.Text)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// eventually polls an outside process's state (the spawned daemon and
+// Chromium send us no signal) until cond holds, failing after bound.
+func eventually(t testing.TB, bound time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(bound)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, bound)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}

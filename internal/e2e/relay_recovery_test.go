@@ -119,21 +119,3 @@ func TestE2ERelayRecovery(t *testing.T) {
 		require.Len(t, list(logs, "entries"), 8)
 	})
 }
-
-// untilError repeats an observe call until it fails with code (the daemon
-// learns of a tab's fate from an asynchronous event; a call racing with it
-// may fail otherwise, e.g. detached), bounded.
-func untilError(t *testing.T, c *client, args map[string]any, code string) answer {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		x := c.call("observe", args)
-		if x.IsError && x.code() == code {
-			return x
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("observe %v: no %s error within 10s; last answer: %s", args, code, x.Text)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
