@@ -76,17 +76,30 @@ func TestApproveFromTerminalPrintsApprovalID(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, string(out), "must be run by a person at a terminal")
 
-	// At a terminal: one line, the approval id.
-	cmd = exec.Command("script", "-qec", os.Args[0]+" approve "+id, "/dev/null")
-	cmd.Env = e.vars()
-	out, err = cmd.Output()
-	require.NoError(t, err, "%s", out)
-	line := strings.TrimSpace(string(out))
-	require.True(t, strings.HasPrefix(line, "apr_"), "stdout = %q", line)
+	// At a terminal: the request is shown, and an answer other than y
+	// decides nothing.
+	atTerminal := func(answer, verb, id string) (string, error) {
+		cmd := exec.Command("script", "-qec", os.Args[0]+" "+verb+" "+id, "/dev/null")
+		cmd.Env = e.vars()
+		cmd.Stdin = strings.NewReader(answer)
+		out, err := cmd.Output() // the terminal carries stdout and stderr both
+		return strings.ReplaceAll(string(out), "\r", ""), err
+	}
+	out2, err := atTerminal("n\n", "approve", id)
+	require.Error(t, err)
+	require.Contains(t, out2, "configure.policy (mutating) on tab 0", "the request is shown before the question")
+	require.Contains(t, out2, "Approve? [y/N]")
+	require.Contains(t, out2, "not approved")
+
+	// y: the approval id ends the output (the terminal's echo of the
+	// answer may come before the question here: the input is given at once).
+	out2, err = atTerminal("y\n", "approve", id)
+	require.NoError(t, err, "%s", out2)
+	fields := strings.Fields(out2)
+	require.True(t, strings.HasPrefix(fields[len(fields)-1], "apr_"), "output = %q", out2)
 
 	// A second decision on the same request is refused with a reason.
-	cmd = exec.Command("script", "-qec", os.Args[0]+" deny "+id, "/dev/null")
-	cmd.Env = e.vars()
-	out, _ = cmd.CombinedOutput()
-	require.Contains(t, string(out), "gasoline-host:")
+	out2, err = atTerminal("", "deny", id)
+	require.Error(t, err)
+	require.Contains(t, out2, "no pending request "+id)
 }

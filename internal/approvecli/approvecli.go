@@ -9,6 +9,7 @@
 package approvecli
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -31,7 +32,10 @@ import (
 //	approve <request_id> [--site MINUTES]
 //	deny <request_id> [--reason TEXT]
 //
-// On approve it prints the minted approval_id on one line of stdout.
+// It first shows the request as the panel does (action, target, every
+// step, the page warning) on stderr; an approval then asks "Approve? [y/N]"
+// on the terminal, so the person sees what they decide. On approve it
+// prints the minted approval_id on one line of stdout.
 func Main(ctx context.Context, deny bool, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	verb := "approve"
 	if deny {
@@ -51,6 +55,14 @@ func Main(ctx context.Context, deny bool, args []string, stdin io.Reader, stdout
 	if !isTerminal(stdin) {
 		return fmt.Errorf("%s must be run by a person at a terminal (stdin is not a terminal); approve in the Gasoline panel instead", verb)
 	}
+	req, err := pending(ctx, id)
+	if err != nil {
+		return err
+	}
+	describe(stderr, req)
+	if !deny && !confirm(stdin, stderr) {
+		return fmt.Errorf("not approved (nothing was decided; the request stays pending until it expires)")
+	}
 	body := map[string]any{"kind": "once"}
 	if *site > 0 {
 		body = map[string]any{"kind": "site", "minutes": *site}
@@ -58,7 +70,7 @@ func Main(ctx context.Context, deny bool, args []string, stdin io.Reader, stdout
 	if deny {
 		body = map[string]any{"reason": *reason}
 	}
-	res, err := post(ctx, "/approvals/"+id+"/"+verb, body)
+	res, err := call(ctx, "POST", "/approvals/"+id+"/"+verb, body)
 	if err != nil {
 		return err
 	}
@@ -94,7 +106,71 @@ func isTerminal(r io.Reader) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-func post(ctx context.Context, path string, body any) (map[string]any, error) {
+// request is what the CLI shows of a pending request (approval.Request's
+// JSON).
+type request struct {
+	RequestID   string   `json:"request_id"`
+	Action      string   `json:"action"`
+	Class       string   `json:"class"`
+	Target      string   `json:"target"`
+	Reason      string   `json:"reason"`
+	Steps       []string `json:"steps"`
+	PageWarning string   `json:"page_warning"`
+	Scope       struct {
+		TabID  int    `json:"tab_id"`
+		Origin string `json:"origin"`
+	} `json:"scope"`
+}
+
+// pending finds request id among the daemon's pending requests.
+func pending(ctx context.Context, id string) (request, error) {
+	res, err := call(ctx, "GET", "/approvals", nil)
+	if err != nil {
+		return request{}, err
+	}
+	raw, _ := json.Marshal(res["pending"])
+	var all []request
+	if err := json.Unmarshal(raw, &all); err != nil {
+		return request{}, fmt.Errorf("reading the pending requests: %w", err)
+	}
+	for _, r := range all {
+		if r.RequestID == id {
+			return r, nil
+		}
+	}
+	return request{}, fmt.Errorf("no pending request %s (decided, expired, or mistyped); list pending requests with observe {what:\"approvals\"} or in the Gasoline panel", id)
+}
+
+// describe writes the request as a person reads it.
+func describe(w io.Writer, r request) {
+	fmt.Fprintf(w, "%s (%s) on tab %d", r.Action, r.Class, r.Scope.TabID)
+	if r.Scope.Origin != "" {
+		fmt.Fprintf(w, " at %s", r.Scope.Origin)
+	}
+	fmt.Fprintln(w)
+	if r.Target != "" {
+		fmt.Fprintf(w, "  target: %s\n", r.Target)
+	}
+	for i, s := range r.Steps {
+		fmt.Fprintf(w, "  step %d: %s\n", i+1, s)
+	}
+	if r.Reason != "" {
+		fmt.Fprintf(w, "  the agent says: %s\n", r.Reason)
+	}
+	if r.PageWarning != "" {
+		fmt.Fprintf(w, "  WARNING: %s\n", r.PageWarning)
+	}
+}
+
+// confirm asks on the terminal; only y or yes approves.
+func confirm(stdin io.Reader, w io.Writer) bool {
+	fmt.Fprint(w, "Approve? [y/N] ")
+	line, _ := bufio.NewReader(stdin).ReadString('\n')
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes"
+}
+
+func call(ctx context.Context, method, path string, body any) (map[string]any, error) {
 	dir, err := state.Dir()
 	if err != nil {
 		return nil, err
@@ -107,12 +183,18 @@ func post(ctx context.Context, path string, body any) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the daemon's approver credential: %w", err)
 	}
-	raw, _ := json.Marshal(body)
+	var rd io.Reader
+	if body != nil {
+		raw, _ := json.Marshal(body)
+		rd = strings.NewReader(string(raw))
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "POST", "http://127.0.0.1:"+strconv.Itoa(st.Port)+path, strings.NewReader(string(raw)))
+	req, _ := http.NewRequestWithContext(ctx, method, "http://127.0.0.1:"+strconv.Itoa(st.Port)+path, rd)
 	req.Header.Set("Authorization", "Bearer "+tok)
-	req.Header.Set("Content-Type", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("reaching the daemon: %w", err)
