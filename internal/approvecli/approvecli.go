@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/term"
 
@@ -141,8 +142,15 @@ func pending(ctx context.Context, id string) (request, error) {
 	return request{}, fmt.Errorf("no pending request %s (decided, expired, or mistyped); list pending requests with observe {what:\"approvals\"} or in the Gasoline panel", id)
 }
 
-// describe writes the request as a person reads it.
+// describe writes the request as a person reads it. Targets, steps and
+// the warning quote the page, so every control character (a terminal
+// escape sequence, a bidi override) is shown as �.
 func describe(w io.Writer, r request) {
+	r.Action, r.Class, r.Scope.Origin, r.Target, r.Reason, r.PageWarning =
+		printable(r.Action), printable(r.Class), printable(r.Scope.Origin), printable(r.Target), printable(r.Reason), printable(r.PageWarning)
+	for i := range r.Steps {
+		r.Steps[i] = printable(r.Steps[i])
+	}
 	fmt.Fprintf(w, "%s (%s) on tab %d", r.Action, r.Class, r.Scope.TabID)
 	if r.Scope.Origin != "" {
 		fmt.Fprintf(w, " at %s", r.Scope.Origin)
@@ -160,6 +168,15 @@ func describe(w io.Writer, r request) {
 	if r.PageWarning != "" {
 		fmt.Fprintf(w, "  WARNING: %s\n", r.PageWarning)
 	}
+}
+
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
 }
 
 // confirm asks on the terminal; only y or yes approves.
