@@ -189,3 +189,16 @@ func mustGet(t *testing.T, raw json.RawMessage, k string) json.RawMessage {
 	require.NoError(t, json.Unmarshal(raw, &m))
 	return m[k]
 }
+
+// The welcome is the first thing the extension hears: what OnReady sends
+// (reconcile's tabs.query, an event) comes after it, never before.
+func TestWelcomeBeforeAnythingOnReadySends(t *testing.T) {
+	_, ext, _ := serve(t, Options{Version: "1.2.3", OnReady: func(l *Link) {
+		require.NoError(t, l.Notify(t.Context(), "tabs.grouped", map[string]int{"n": 1}))
+	}})
+	m := hello(t, ext, protocol.Version)
+	require.Equal(t, int64(1), m.ID, "first message: the welcome, got %+v", m)
+	require.Nil(t, m.Error)
+	next := recv(t, ext)
+	require.Equal(t, "tabs.grouped", next.Method)
+}
