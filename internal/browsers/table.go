@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -86,10 +85,7 @@ func saveTable(path string, recs map[string]*record) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	return state.WriteFileAtomic(path, raw, 0o600)
+	return state.WritePrivate(path, raw, true)
 }
 
 // shortID is how agents and the panel name a browser: the first 8

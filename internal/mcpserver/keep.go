@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gasoline-mcp/gasoline/internal/session"
+	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -125,20 +126,11 @@ func (s *Server) stopping() bool {
 func (s *Server) writeKept(dir string, k keptCommand) error {
 	s.keepMu.Lock()
 	defer s.keepMu.Unlock()
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
 	raw, err := json.Marshal(k)
 	if err != nil {
 		return err
 	}
-	path := keptPath(dir, k.Session, k.ID)
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, raw, 0o600); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := state.WritePrivate(keptPath(dir, k.Session, k.ID), raw, false); err != nil {
 		return err
 	}
 	ents, _ := os.ReadDir(dir)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -92,9 +91,7 @@ func (m *Manager) persist() {
 	if err == nil {
 		m.fileMu.Lock()
 		defer m.fileMu.Unlock()
-		if err = os.MkdirAll(filepath.Dir(m.opts.File), 0o700); err == nil {
-			err = state.WriteFileAtomic(m.opts.File, raw, 0o600)
-		}
+		err = state.WritePrivate(m.opts.File, raw, true)
 	}
 	if err != nil {
 		m.opts.Logger.Error("saving sessions failed; a daemon restart may not resume them", "err", err)

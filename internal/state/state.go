@@ -96,8 +96,28 @@ func Write(dir string, f File) error {
 	return WriteFileAtomic(Path(dir), raw, 0o600)
 }
 
-// WriteFileAtomic writes data to path through a temp file and a rename.
+// WriteFileAtomic writes data to path through a temp file, synced, and a
+// rename.
 func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	return replace(path, data, perm, true)
+}
+
+// WritePrivate writes the daemon's own records (0600) through a temp file
+// and a rename, creating path's folder (0700) when missing, so a reader
+// sees the old file or the new one, never half. durable syncs the file
+// before the rename. Files written on a call's path (tabs.json, pending
+// results) pass false: the rename alone survives the daemon being killed,
+// which is what they are for, and after a power loss what they hold is
+// checked again (the browser's tab groups are the truth) or lost on
+// purpose.
+func WritePrivate(path string, data []byte, durable bool) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	return replace(path, data, 0o600, durable)
+}
+
+func replace(path string, data []byte, perm fs.FileMode, sync bool) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return fmt.Errorf("state: %w", err)
@@ -112,9 +132,11 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 		tmp.Close()
 		return fmt.Errorf("state: writing %s: %w", name, err)
 	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("state: %w", err)
+	if sync {
+		if err := tmp.Sync(); err != nil {
+			tmp.Close()
+			return fmt.Errorf("state: %w", err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("state: %w", err)

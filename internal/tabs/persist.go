@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/gasoline-mcp/gasoline/internal/browsers"
+	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
 // What a daemon restart must not lose of tab ownership: which session
@@ -155,38 +156,11 @@ func (s *store) save() {
 		return
 	}
 	if err == nil {
-		err = writeReplace(s.path, raw)
+		err = state.WritePrivate(s.path, raw, false)
 	}
 	if err != nil {
 		s.fail(err)
 		return
 	}
 	s.last = raw
-}
-
-// writeReplace writes data to a temporary file beside path (0600) and
-// renames it over path.
-func writeReplace(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tabs-*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o600)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
 }
