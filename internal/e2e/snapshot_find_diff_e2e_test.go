@@ -8,8 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // TestE2ESnapshotFindDiff: snapshot search and snapshot diffs over MCP on
@@ -88,12 +86,12 @@ func TestE2ESnapshotFindDiff(t *testing.T) {
 	})
 }
 
-// body is the page text of an answer, inside its fence.
+// body is answer.Page, checked to come from a fence, with the line break
+// the fence's own line takes.
 func body(t *testing.T, a answer) string {
 	t.Helper()
-	b, ok := untrusted.Body(a.Text)
-	require.True(t, ok, "page text is fenced: %s", a.Text)
-	return b + "\n" // the fence's own line break ends the body
+	require.NotEqual(t, a.Text, a.Page, "page text is fenced: %s", a.Text)
+	return a.Page + "\n"
 }
 
 // answerBytes is the size of an answer as the client receives it: the JSON
