@@ -32,7 +32,7 @@ unit:
 e2e: chromium
 	$(GO) test -count=1 -run 'E2E' -v ./internal/e2e/...
 
-lint: vet
+lint: vet bench-lint
 	bash tools/jslint/run.sh
 	$(MAKE) --no-print-directory shellcheck crossbuild-check
 

@@ -55,7 +55,10 @@ export async function userRoundTrip(s, ctx, chain, served) {
   // The harness plays the user: it decides with the approver credential
   // (the agent's would be refused, docs/SECURITY.md).
   const token = fs
-    .readFileSync(path.join(chain.home, 'credentials', 'approver.token'), 'utf8')
+    .readFileSync(
+      path.join(chain.home, 'credentials', 'approver.token'),
+      'utf8',
+    )
     .trim();
   const api = `http://127.0.0.1:${chain.port}/approvals`;
   const headers = { authorization: `Bearer ${token}` };

@@ -82,7 +82,7 @@ func (a *Analyzer) audit(ctx context.Context, p *tabPage, o a11yOpts) (*A11yRepo
 	}
 	for attempt := 0; ; attempt++ {
 		raw.Missing = false
-		if err := p.call(ctx, a11yFn, o, &raw); err != nil {
+		if err := p.call(ctx, a11yFn(), o, &raw); err != nil {
 			return nil, err
 		}
 		if !raw.Missing {

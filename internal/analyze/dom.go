@@ -65,7 +65,7 @@ func (a *Analyzer) dom(ctx context.Context, c *mcpserver.Call) (any, error) {
 		opts["root_ref"] = n
 	}
 	var r DOMReport
-	if err := p.call(ctx, domFn, opts, &r); err != nil {
+	if err := p.call(ctx, domFn(), opts, &r); err != nil {
 		return nil, err
 	}
 	r.TabID = p.tab

@@ -105,7 +105,7 @@ func (a *Analyzer) linkHealth(ctx context.Context, c *mcpserver.Call) (any, erro
 		Links []pageLink `json:"links"`
 		Total int        `json:"total"`
 	}
-	err = p.call(ctx, linksFn, map[string]int{"max_links": maxPageLinks}, &pg)
+	err = p.call(ctx, linksFn(), map[string]int{"max_links": maxPageLinks}, &pg)
 	p.release()
 	if err != nil {
 		return nil, err

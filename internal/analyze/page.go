@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
@@ -36,8 +37,15 @@ var helpersJS string
 
 // script wraps a mode's function expression (opts) => result with the
 // helpers, as one function declaration for Runtime.callFunctionOn. The
-// source of each mode never changes, so V8 compiles it once per world.
-func script(body string) string {
+// source of each mode never changes, so V8 compiles it once per world. It
+// is put together on first use: each copy of the helpers is tens of
+// kilobytes, which modes of gasoline-host that never analyze (the
+// native-messaging relay, --mcp) would otherwise hold from start.
+func script(body string) func() string {
+	return sync.OnceValue(func() string { return wrap(body) })
+}
+
+func wrap(body string) string {
 	return "function (opts) {\n" + snapshot.RefOfJS + "\n" + VisibleJS + "\n" + helpersJS +
 		"\nconst __r = (" + body + ")(opts);\n" +
 		"return __r instanceof Promise ? __r.then((v) => Object.assign(v, {hidden_dropped: H.dropped})) : Object.assign(__r, {hidden_dropped: H.dropped});\n}"

@@ -107,7 +107,7 @@ func (a *Analyzer) performance(ctx context.Context, c *mcpserver.Call) (any, err
 		Nav    *NavTiming `json:"nav"`
 		Hidden bool       `json:"hidden"`
 	}
-	if err := p.call(ctx, perfFn, map[string]any{}, &probe); err != nil {
+	if err := p.call(ctx, perfFn(), map[string]any{}, &probe); err != nil {
 		return nil, err
 	}
 	r := PerfReport{TabID: p.tab, URL: probe.URL, Navigation: probe.Nav, Largest: []Resource{}, Slowest: []Resource{}}

@@ -99,7 +99,7 @@ func (a *Analyzer) security(ctx context.Context, c *mcpserver.Call) (*SecurityRe
 		return nil, err
 	}
 	var pg securityPage
-	err = p.call(ctx, securityFn, map[string]int{"max_items": 500, "max_value": 64 << 10}, &pg)
+	err = p.call(ctx, securityFn(), map[string]int{"max_items": 500, "max_value": 64 << 10}, &pg)
 	var cookies network.GetCookiesResult
 	if err == nil {
 		cookies, err = cdproto.Call(ctx, p.s, network.GetCookies, network.GetCookiesParams{URLs: []string{pg.URL}})

@@ -90,7 +90,7 @@ func (a *Analyzer) pageSummary(ctx context.Context, c *mcpserver.Call) (any, err
 		URL, Title, Description, Lang string
 		Forms, Passwords, Tables      int
 	}
-	if err := p.call(ctx, summaryFn, map[string]any{}, &facts); err != nil {
+	if err := p.call(ctx, summaryFn(), map[string]any{}, &facts); err != nil {
 		return nil, err
 	}
 	snap, err := a.cfg.Snapshots.Take(ctx, p.tab, snapshot.Options{})

@@ -10,8 +10,9 @@ import (
 // next to nothing (pending request ids, a hello, redaction counts), so the
 // Go runtime is sized for that in this mode only (the daemon and the MCP
 // relay keep the defaults): a small heap goal, one P, no heap profiling,
-// and the binary's start-up pages unmapped (trimStartup). GOGC,
-// GOMEMLIMIT or GOMAXPROCS in the environment win.
+// the binary's start-up pages unmapped (trimStartup), and after each burst
+// of traffic, at rest, the free heap and the pages relaying touched handed
+// back (rest.go). GOGC, GOMEMLIMIT or GOMAXPROCS in the environment win.
 const (
 	// relayGCPercent collects when the heap has grown by a quarter of what
 	// is live (and past 1 MiB): the live heap is ~0.5 MiB, so collections

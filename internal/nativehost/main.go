@@ -41,6 +41,7 @@ func Main(ctx context.Context, origin string, args []string, stdin io.Reader, st
 		Out:       stdout,
 		Log:       log,
 		Redaction: store,
+		Release:   releaseMemory,
 		Ensure: func(ctx context.Context) (launcher.Daemon, error) {
 			return launcher.Ensure(ctx, launcher.Options{Logger: log})
 		},

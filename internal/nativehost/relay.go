@@ -40,6 +40,11 @@ type Config struct {
 	// CountsEvery is the least time between two redaction.counts events
 	// to the daemon (counts.go); default 250ms.
 	CountsEvery time.Duration
+	// Release runs once after each burst of traffic, when RestAfter
+	// (default 2s) passes without a message either way (rest.go); nil
+	// releases nothing.
+	Release   func()
+	RestAfter time.Duration
 }
 
 // maxWS bounds one message from the daemon.
@@ -68,6 +73,8 @@ type relay struct {
 	startReq int64           // the extension's daemon.start awaiting the new connection
 
 	src *source // the source stage of the redaction gateway
+
+	rest *rest // release after each burst (rest.go)
 }
 
 // Run relays until Chrome closes stdin (returns nil) or stdout breaks.
@@ -84,6 +91,12 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.CountsEvery <= 0 {
 		cfg.CountsEvery = countsEvery
 	}
+	if cfg.RestAfter <= 0 {
+		cfg.RestAfter = restAfter
+	}
+	if cfg.Release == nil {
+		cfg.Release = func() {}
+	}
 	r := &relay{
 		cfg:     cfg,
 		log:     cfg.Log,
@@ -91,7 +104,9 @@ func Run(ctx context.Context, cfg Config) error {
 		in:      make(chan []byte, 64),
 		pending: map[int64]string{},
 		src:     newSource(cfg.Redaction, cfg.Log),
+		rest:    newRest(cfg.RestAfter, cfg.Release),
 	}
+	defer r.rest.stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -121,6 +136,7 @@ func (r *relay) readInput(ctx context.Context) {
 	rd := nativemsg.NewReader(r.cfg.In, 0)
 	for {
 		msg, err := rd.ReadMessage()
+		r.rest.touch()
 		var mal *nativemsg.MalformedError
 		switch {
 		case err == nil:

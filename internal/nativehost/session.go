@@ -125,6 +125,7 @@ func (r *relay) down(ctx context.Context, c *websocket.Conn) error {
 	go func() { werr <- out.run(ctx, r.out) }()
 	for {
 		msg, big, err := readDaemon(ctx, c)
+		r.rest.touch()
 		if big != nil && err == nil {
 			r.refuse(ctx, c, big) // oversize.go
 			continue
