@@ -83,6 +83,15 @@ func hello(t *testing.T, ext *pipe, proto int) protocol.Message {
 	return recv(t, ext)
 }
 
+// helloReady completes the handshake and waits until the link serves
+// calls: the welcome is written before the link is marked ready (so the
+// extension hears nothing before it), and a test's Call must not race that.
+func helloReady(t *testing.T, l *Link, ext *pipe) {
+	t.Helper()
+	hello(t, ext, protocol.Version)
+	<-l.Ready()
+}
+
 func TestHandshake(t *testing.T) {
 	readied := make(chan *Link, 1)
 	l, ext, _ := serve(t, Options{Version: "1.2.3", OnReady: func(l *Link) { readied <- l }})
@@ -121,7 +130,7 @@ func TestProtocolMismatch(t *testing.T) {
 
 func TestCallRepliesAndErrors(t *testing.T) {
 	l, ext, _ := serve(t, Options{})
-	hello(t, ext, protocol.Version)
+	helloReady(t, l, ext)
 
 	type out struct {
 		raw json.RawMessage
@@ -158,7 +167,7 @@ func TestCallRepliesAndErrors(t *testing.T) {
 
 func TestPendingCallsFailWhenLinkCloses(t *testing.T) {
 	l, ext, done := serve(t, Options{})
-	hello(t, ext, protocol.Version)
+	helloReady(t, l, ext)
 	errc := make(chan error, 1)
 	go func() { _, err := l.Call(t.Context(), "cdp.send", nil); errc <- err }()
 	recv(t, ext) // in flight, never answered
@@ -175,7 +184,7 @@ func TestPendingCallsFailWhenLinkCloses(t *testing.T) {
 
 func TestCallBoundedByContext(t *testing.T) {
 	l, ext, _ := serve(t, Options{})
-	hello(t, ext, protocol.Version)
+	helloReady(t, l, ext)
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	_, err := l.Call(ctx, "cdp.send", nil) // the extension never answers
