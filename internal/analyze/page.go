@@ -42,13 +42,11 @@ var helpersJS string
 // kilobytes, which modes of gasoline-host that never analyze (the
 // native-messaging relay, --mcp) would otherwise hold from start.
 func script(body string) func() string {
-	return sync.OnceValue(func() string { return wrap(body) })
-}
-
-func wrap(body string) string {
-	return "function (opts) {\n" + snapshot.RefOfJS + "\n" + VisibleJS + "\n" + helpersJS +
-		"\nconst __r = (" + body + ")(opts);\n" +
-		"return __r instanceof Promise ? __r.then((v) => Object.assign(v, {hidden_dropped: H.dropped})) : Object.assign(__r, {hidden_dropped: H.dropped});\n}"
+	return sync.OnceValue(func() string {
+		return "function (opts) {\n" + snapshot.RefOfJS + "\n" + VisibleJS + "\n" + helpersJS +
+			"\nconst __r = (" + body + ")(opts);\n" +
+			"return __r instanceof Promise ? __r.then((v) => Object.assign(v, {hidden_dropped: H.dropped})) : Object.assign(__r, {hidden_dropped: H.dropped});\n}"
+	})
 }
 
 // tabPage is one call's hold on its tab: the CDP session, the tab's action

@@ -10,7 +10,7 @@ import (
 // next to nothing (pending request ids, a hello, redaction counts), so the
 // Go runtime is sized for that in this mode only (the daemon and the MCP
 // relay keep the defaults): a small heap goal, one P, no heap profiling,
-// the binary's start-up pages unmapped (trimStartup), and after each burst
+// the binary's start-up pages unmapped (unmapCleanPages), and after each burst
 // of traffic, at rest, the free heap and the pages relaying touched handed
 // back (rest.go). GOGC, GOMEMLIMIT or GOMAXPROCS in the environment win.
 const (
@@ -29,7 +29,7 @@ const (
 )
 
 // sizeRuntime sizes the Go runtime for relaying, and drops the mappings
-// start-up left of the binary's code (trimStartup).
+// start-up left of the binary's code (unmapCleanPages).
 func sizeRuntime() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(relayGCPercent)
@@ -41,5 +41,5 @@ func sizeRuntime() {
 		runtime.GOMAXPROCS(1) // a relay needs no parallelism; each P caches spans
 	}
 	runtime.MemProfileRate = 0 // nothing reads a relay's heap profile
-	trimStartup()
+	unmapCleanPages()
 }

@@ -50,9 +50,9 @@ func (r *rest) stop() {
 
 // releaseMemory is the relay's release at rest: a collection that returns
 // the heap's free pages to the system, then the binary's clean pages
-// unmapped again (trimStartup; a page the next burst needs comes back from
-// the page cache without I/O).
+// unmapped (unmapCleanPages: what start-up and the burst touched; a page
+// the next burst needs comes back from the page cache without I/O).
 func releaseMemory() {
 	debug.FreeOSMemory()
-	trimStartup()
+	unmapCleanPages()
 }

@@ -37,7 +37,7 @@ func (r *relay) session(ctx context.Context, c *websocket.Conn) (done bool, err 
 		r.event(protocol.EventLinkReconnected, map[string]any{"daemon_version": w.Version, "daemon_pid": w.DaemonPID})
 	}
 	r.log.Info("connected to daemon", "replayed_hello", hello != nil)
-	trimStartup() // connecting is done: its code need not stay mapped
+	unmapCleanPages() // connecting is done: its code need not stay mapped
 
 	if r.startReq != 0 { // the extension's daemon.start: done
 		r.replyStarted(r.startReq, welcome, true)

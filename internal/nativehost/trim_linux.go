@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// trimStartup drops this process's mappings of the binary's read-only
+// unmapCleanPages drops this process's mappings of the binary's read-only
 // segments (code, read-only data, the function table) that hold only
 // pages of the file.
 //
@@ -22,10 +22,12 @@ import (
 // every other gasoline-host: MADV_DONTNEED on a private file mapping whose
 // pages were never written only unmaps them here, and a page the relay
 // uses comes back from the page cache on its next access, without I/O.
-// What stays mapped is what the relay uses. A mapping with written pages
+// It runs once connected (what start-up and connecting touched: a relay
+// under steady traffic never rests) and again at rest (rest.go: what the
+// last burst touched). A mapping with written pages
 // (a writable segment, or relocations made read-only after the dynamic
 // loader wrote them) is left alone: there DONTNEED would lose the writes.
-func trimStartup() {
+func unmapCleanPages() {
 	ranges := cleanMappings()
 	// Nothing may run between the madvise calls that could touch the pages
 	// just dropped (an allocation could start a collection, which reads

@@ -44,10 +44,10 @@ func exeRSS(t *testing.T) (ro, rw int) {
 // written is changed before the trim; the trim must not undo it.
 var written = []byte("before")
 
-func TestTrimStartupDropsOnlyCleanPages(t *testing.T) {
+func TestUnmapCleanPagesDropsOnlyCleanPages(t *testing.T) {
 	copy(written, "after!")
 	ro, _ := exeRSS(t)
-	trimStartup()
+	unmapCleanPages()
 	after, _ := exeRSS(t)
 	if after >= ro {
 		t.Errorf("read-only mappings: %d kB resident before the trim, %d kB after; want fewer", ro, after)

@@ -2,6 +2,6 @@
 
 package nativehost
 
-// trimStartup is Linux's (trim_linux.go); elsewhere the runtime sizing is
+// unmapCleanPages is Linux's (trim_linux.go); elsewhere the runtime sizing is
 // all there is.
-func trimStartup() {}
+func unmapCleanPages() {}
