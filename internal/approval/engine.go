@@ -144,6 +144,22 @@ func (e *Engine) Require(ctx context.Context, req Request, budget time.Duration)
 	return e.wait(ctx, r, req, budget)
 }
 
+// Gates reports whether Require would look further than the policy for
+// req (a grant, an approval, or the user): false when the policy allows
+// it outright, and the policy's refusal as Require would return it. It
+// reads req's class, action and scope only, so a caller can leave out
+// what only a prompt shows (Target, Steps) until it is needed.
+func (e *Engine) Gates(req Request) (bool, error) {
+	if err := e.prepare(&req); err != nil {
+		return false, err
+	}
+	c := call{Request: req}
+	if err := e.checkPolicy(&c); err != nil {
+		return false, err
+	}
+	return c.gated, nil
+}
+
 // RequireForTrigger is Require for an automatic trigger (agent_watch): it
 // never asks the user and never waits. Only a read-only mode the policy
 // allows outright may run; anything else is refused with ErrTrigger.

@@ -360,3 +360,37 @@ func TestLongTextIsCapped(t *testing.T) {
 		t.Fatalf("target of %d bytes, valid UTF-8 %v", len(got), utf8.ValidString(got))
 	}
 }
+
+// TestGatesAnswersAsRequireWould: Gates is the policy's part of Require,
+// without registering anything: allowed outright, gated (Require would
+// look for a grant, an approval or the user), or Require's refusal.
+func TestGatesAnswersAsRequireWould(t *testing.T) {
+	e := newEngine(t, &Options{Policy: mustPolicy(t, `{"version":1,"rules":[
+		{"effect":"allow","class":"mutating","action":"interact.type","origin":"https://shop.example"},
+		{"effect":"deny","class":"mutating","action":"interact.check","origin":"*"}]}`)})
+	typ, chk := click(), click()
+	typ.Action, chk.Action = "interact.type", "interact.check"
+	for _, tc := range []struct {
+		req   Request
+		gated bool
+		err   error
+	}{
+		{click(), true, nil},
+		{typ, false, nil},
+		{chk, false, ErrPolicyDenied},
+		{Request{SessionID: "s1", Action: "interact.click", Class: "weird"}, false, ErrUnclassified},
+		{func() Request { r := click(); r.Trigger = true; return r }(), false, ErrTrigger},
+	} {
+		gated, err := e.Gates(tc.req)
+		if gated != tc.gated || !errors.Is(err, tc.err) || (tc.err == nil && err != nil) {
+			t.Errorf("Gates(%s %s) = %v, %v; want %v, %v", tc.req.Action, tc.req.Class, gated, err, tc.gated, tc.err)
+		}
+		_, rerr := e.Require(t.Context(), tc.req, 0)
+		if tc.err != nil && !errors.Is(rerr, tc.err) {
+			t.Errorf("Require(%s) = %v, Gates said %v", tc.req.Action, rerr, err)
+		}
+	}
+	if n := len(e.Pending("")); n != 1 {
+		t.Fatalf("pending = %d, want only Require's one request (Gates registers nothing)", n)
+	}
+}

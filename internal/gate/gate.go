@@ -81,11 +81,19 @@ func (g *Gate) Check(ctx context.Context, c *mcpserver.Call) *tools.Error {
 	if e != nil {
 		return e // a tab the session cannot use: nothing to approve
 	}
-	req, e := g.request(c, p, w)
+	bare := g.bare(c, p, w)
+	gated, err := g.cfg.Approvals.Gates(bare)
+	if err != nil {
+		return refusal(c, err)
+	}
+	if !gated {
+		return nil // the policy allows it: no one is asked, so nothing is named (no round trip to the tab)
+	}
+	req, e := g.request(c, bare, p, w)
 	if e != nil {
 		return e
 	}
-	_, err := g.cfg.Approvals.Require(ctx, req, time.Duration(c.TimeoutMS)*time.Millisecond)
+	_, err = g.cfg.Approvals.Require(ctx, req, time.Duration(c.TimeoutMS)*time.Millisecond)
 	if err == nil {
 		return nil
 	}
@@ -137,9 +145,18 @@ func (g *Gate) where(c *mcpserver.Call) (where, *tools.Error) {
 	return w, nil
 }
 
-// request builds the approval request: what in words, redacted.
-func (g *Gate) request(c *mcpserver.Call, p plan, w where) (approval.Request, *tools.Error) {
-	sid := c.Session.ID()
+// bare is the approval request without the words a person reads: what
+// the policy decides on.
+func (g *Gate) bare(c *mcpserver.Call, p plan, w where) approval.Request {
+	return approval.Request{
+		SessionID: c.Session.ID(), Action: c.Mode.Key(), Class: policy.Class(p.class), Scope: w.scope,
+		Reason: "the agent called " + c.Mode.Key(), ApprovalID: c.Str("approval_id"), Call: p.call,
+	}
+}
+
+// request completes req (bare) with what the call does in words, redacted.
+func (g *Gate) request(c *mcpserver.Call, req approval.Request, p plan, w where) (approval.Request, *tools.Error) {
+	sid := req.SessionID
 	target, steps := g.words(c, p, w)
 	var err error
 	if target, err = g.cfg.Redact(sid, target); err != nil {
@@ -150,11 +167,7 @@ func (g *Gate) request(c *mcpserver.Call, p plan, w where) (approval.Request, *t
 			return approval.Request{}, mcpserver.Blocked("the approval request", err)
 		}
 	}
-	req := approval.Request{
-		SessionID: sid, Action: c.Mode.Key(), Class: policy.Class(p.class), Scope: w.scope,
-		Target: target, Steps: steps, Reason: "the agent called " + c.Mode.Key(),
-		ApprovalID: c.Str("approval_id"), Call: p.call,
-	}
+	req.Target, req.Steps = target, steps
 	// The page text this session read held instruction-like passages:
 	// the user reads that beside the action (internal/untrusted).
 	if w := c.Session.PageWarning(); w != "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/actions"
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/policy"
 	"github.com/gasoline-mcp/gasoline/internal/session"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
@@ -109,7 +110,7 @@ func TestFingerprintIgnoresOnlyHowItRuns(t *testing.T) {
 	a := fingerprint(call(t, "s1", "interact", `{"what":"click","ref":"e2"}`))
 	b := fingerprint(call(t, "s1", "interact", `{"what":"click","ref":"e2","approval_id":"apr_x","timeout_ms":5,"background":true}`))
 	c := fingerprint(call(t, "s1", "interact", `{"what":"click","ref":"e3"}`))
-	d := fingerprint(call(t, "s1", "interact", `{"what":"hover","ref":"e2"}`))
+	d := fingerprint(call(t, "s1", "interact", `{"what":"check","ref":"e1"}`))
 	require.Equal(t, a, b)
 	require.NotEqual(t, a, c)
 	require.NotEqual(t, a, d)
@@ -171,4 +172,39 @@ func TestReadOnlyUsesPass(t *testing.T) {
 	require.Nil(t, g.Check(t.Context(), call(t, "s1", "configure", `{"what":"policy","op":"get"}`)))
 	require.Nil(t, g.Check(t.Context(), call(t, "s1", "interact", `{"what":"batch","steps":[{"what":"get_text","ref":"e1"}]}`)))
 	require.Empty(t, eng.Pending(""))
+}
+
+// A call the policy allows outright asks no one, so its elements are not
+// named (naming a selector target is a round trip to the tab); a call the
+// policy gates names them for the prompt; a call it denies is refused.
+func TestCheckNamesElementsOnlyForAPrompt(t *testing.T) {
+	pol, err := policy.Parse([]byte(`{"version":1,"rules":[
+		{"effect":"allow","class":"mutating","action":"interact.click","origin":"https://shop.example"},
+		{"effect":"deny","class":"mutating","action":"interact.check","origin":"*"}]}`))
+	require.NoError(t, err)
+	eng, err := approval.New(&approval.Options{Policy: pol})
+	require.NoError(t, err)
+	var named []string
+	g, err := New(Config{Approvals: eng, Tabs: fakeTabs{}, Redact: func(_, s string) (string, error) { return s, nil },
+		Describe: func(ctx context.Context, tab int, t actions.Target) string {
+			named = append(named, t.Ref)
+			return describe(ctx, tab, t)
+		}})
+	require.NoError(t, err)
+
+	require.Nil(t, g.Check(t.Context(), call(t, "s1", "interact", `{"what":"click","ref":"e2"}`)))
+	require.Empty(t, named, "allowed by the policy: nothing named")
+	require.Empty(t, eng.Pending("s1"))
+
+	e := g.Check(t.Context(), call(t, "s1", "interact", `{"what":"check","ref":"e1"}`))
+	require.NotNil(t, e)
+	require.Equal(t, approval.Code(&approval.Error{Reason: approval.ErrPolicyDenied}), e.Code)
+	require.Empty(t, named, "denied by the policy: nothing named")
+
+	e = g.Check(t.Context(), call(t, "s1", "interact", `{"what":"type","ref":"e1","text":"Ada","timeout_ms":1}`))
+	require.Equal(t, approval.CodeRequired, e.Code)
+	require.Equal(t, []string{"e1"}, named, "gated: named once for the prompt")
+	p := eng.Pending("s1")
+	require.Len(t, p, 1)
+	require.Equal(t, `type "Ada" into textbox "Name" on tab 7 (https://shop.example)`, p[0].Target)
 }
