@@ -71,7 +71,7 @@ class Pipe {
 }
 
 // launch starts Chromium with the pipe and opens one page target.
-async function launch(tmp) {
+export async function launch(tmp) {
   const udd = fs.mkdtempSync(path.join(tmp, 'rawcdp-udd-'));
   seedProfile(udd);
   const log = fs.openSync(path.join(tmp, 'rawcdp-chromium.log'), 'w');
@@ -172,10 +172,10 @@ const MASK_SELECTORS = [
 const MASK_RULE =
   '{filter:brightness(0) !important;color:#000 !important;-webkit-text-fill-color:#000 !important;' +
   'background:#000 !important;text-shadow:none !important}';
-const MASK_ON = `(() => { const s = document.createElement('style'); s.id = '__bench_mask';
+export const MASK_ON = `(() => { const s = document.createElement('style'); s.id = '__bench_mask';
   s.textContent = ${JSON.stringify(MASK_SELECTORS)}.map((x) => x + ${JSON.stringify(MASK_RULE)}).join('\\n');
   document.head.appendChild(s); return 1; })()`;
-const MASK_OFF = `(() => { const s = document.getElementById('__bench_mask'); s?.remove(); return !!s; })()`;
+export const MASK_OFF = `(() => { const s = document.getElementById('__bench_mask'); s?.remove(); return !!s; })()`;
 const HOLD = {
   format: 'jpeg',
   quality: 1,

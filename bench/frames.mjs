@@ -1,0 +1,97 @@
+// Where a screenshot's time goes in Chrome, with no server in the way:
+// raw CDP captures of the form page in a loop, each followed by a busy
+// gap that stands for a caller's own overhead (0 to 12 ms), with and
+// without a page-side step before the capture. It prints the loop's p50
+// (capture + gap) per gap: a loop of captures locks onto Chrome's frame
+// clock, so the figures sit at whole frames (~33, ~50 ms), and the gap at
+// which a row jumps is the overhead a caller can afford and keep its
+// frame count. bench/README.md ("Screenshot timings move in whole
+// frames") reads the result.
+//
+//   node bench/frames.mjs [--n 30]
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { tmpRoot } from './lib/gasoline.mjs';
+import { launch, MASK_OFF, MASK_ON } from './lib/rawcdp.mjs';
+import { serve } from './lib/static.mjs';
+
+const HERE = path.dirname(new URL(import.meta.url).pathname);
+const { values: opt } = parseArgs({
+  options: { n: { type: 'string', default: '30' } },
+});
+const N = Number(opt.n);
+const WARM = 3;
+const GAPS = [0, 2, 4, 6, 8, 10, 12];
+
+const busy = (ms) => {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+};
+const p50 = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+async function main() {
+  const tmp = tmpRoot();
+  const srv = await serve({ '/': path.join(HERE, '..', 'testdata') });
+  const b = await launch(tmp);
+  const { pipe, sessionId: s } = b;
+  try {
+    const loaded = pipe.event('Page.loadEventFired', s);
+    await pipe.send(
+      'Page.navigate',
+      { url: `${srv.origin}/pages/form.html` },
+      s,
+    );
+    await loaded;
+    const shot = (extra = {}) =>
+      pipe.send('Page.captureScreenshot', { format: 'png', ...extra }, s);
+    const ev = (expression) =>
+      pipe.send('Runtime.evaluate', { expression, returnByValue: true }, s);
+    const rows = {
+      'capture (CDP defaults)': () => shot(),
+      'capture, optimizeForSpeed': () => shot({ optimizeForSpeed: true }),
+      'no-op evaluate, capture': async () => {
+        await ev('1');
+        return shot();
+      },
+      'no-op evaluate, capture, optimizeForSpeed': async () => {
+        await ev('1');
+        return shot({ optimizeForSpeed: true });
+      },
+      'mask, capture, check (what a masked capture asks)': async () => {
+        await ev(MASK_ON);
+        const r = await shot();
+        await ev(MASK_OFF);
+        return r;
+      },
+    };
+    console.log(
+      `loop p50 ms (capture + gap), ${N} captures per cell, form page, ` +
+        `Chromium over --remote-debugging-pipe\n`,
+    );
+    console.log(`| steps | ${GAPS.map((g) => `gap ${g}`).join(' | ')} |`);
+    console.log(`| --- | ${GAPS.map(() => '---').join(' | ')} |`);
+    for (const [label, step] of Object.entries(rows)) {
+      const cells = [];
+      for (const gap of GAPS) {
+        const ms = [];
+        for (let i = 0; i < WARM + N; i++) {
+          const t0 = performance.now();
+          const r = await step();
+          if (!r.data) throw new Error(`${label}: no image`);
+          busy(gap);
+          if (i >= WARM) ms.push(performance.now() - t0);
+        }
+        cells.push(p50(ms).toFixed(1));
+      }
+      console.log(`| ${label} | ${cells.join(' | ')} |`);
+    }
+  } finally {
+    await b.stop();
+    await srv.close();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+await main();
