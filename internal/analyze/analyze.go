@@ -28,6 +28,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
@@ -54,7 +55,7 @@ type Config struct {
 	// Capture takes a masked screenshot (observe.Observer.Capture, the
 	// one path every screenshot takes): the image and how many elements
 	// the mask covered.
-	Capture func(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams) ([]byte, int, error)
+	Capture func(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams) ([]byte, observe.Mask, error)
 	// Denied reports whether the approval policy denies analyze
 	// link_health on origin; it must answer true when it cannot decide
 	// (fail closed).

@@ -177,6 +177,73 @@ func TestE2EScreenshotMasks(t *testing.T) {
 	require.Equal(t, "true", string(res.Result.Value))
 }
 
+// TestE2EScreenshotMasksEveryDocument: the mask reaches a password field
+// in an open shadow root and one in a same-origin frame; a cross-origin
+// frame (its fields out of reach) is black whole; an ordinary input stays
+// visible, and nothing of the mask is left in any document afterwards.
+func TestE2EScreenshotMasksEveryDocument(t *testing.T) {
+	r := startRelay(t, ChainOptions{})
+	a := r.client(t, "mask-frames-e2e")
+	tab := a.newTab(r.url("pages/secrets/framed.html"))
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	yes := true
+	eval := func(expr string, v any) {
+		t.Helper()
+		res, err := cdproto.Call(ctx, r.Server.CDP(tab), cdpruntime.Evaluate, cdpruntime.EvaluateParams{ReturnByValue: &yes, Expression: expr})
+		require.NoError(t, err)
+		require.Nil(t, res.ExceptionDetails, "%s", expr)
+		require.NoError(t, jsonUnmarshal(res.Result.Value, v))
+	}
+	// The cross-origin frame has drawn its page before the capture.
+	eventually(t, 10*time.Second, "the cross-origin frame loaded", func() bool {
+		var n int
+		eval(`performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/pages/secrets/pay.html')).length`, &n)
+		return n > 0
+	})
+
+	shot := a.ok("observe", map[string]any{"what": "screenshot", "tab_id": tab})
+	require.EqualValues(t, 2, shot.Data["masked_elements"], "the shadow root's and the same-origin frame's password fields: %v", shot.Data)
+	require.EqualValues(t, 1, shot.Data["masked_frames"], "the cross-origin frame: %v", shot.Data)
+	require.Contains(t, shot.Text, "1 cross-origin frame(s) painted black")
+	var img image.Image
+	for _, ct := range shot.Raw.Content {
+		if ic, ok := ct.(*mcp.ImageContent); ok {
+			var err error
+			img, err = png.Decode(bytes.NewReader(ic.Data))
+			require.NoError(t, err)
+		}
+	}
+	require.NotNil(t, img, "the screenshot is inline")
+
+	const box = `((r, dx, dy) => [r.left + dx, r.top + dy, r.right + dx, r.bottom + dy, devicePixelRatio])`
+	for name, c := range map[string]struct {
+		expr   string
+		masked bool
+	}{
+		"shadow root password": {box + `(document.querySelector('x-secret').shadowRoot.getElementById('spass').getBoundingClientRect(), 0, 0)`, true},
+		"same-origin frame password": {`(() => { const f = document.getElementById('same').getBoundingClientRect();
+		  return ` + box + `(document.getElementById('same').contentDocument.getElementById('fpass').getBoundingClientRect(), f.left, f.top); })()`, true},
+		"cross-origin frame": {box + `(document.getElementById('cross').getBoundingClientRect(), 0, 0)`, true},
+		"ordinary input":     {box + `(document.getElementById('plain').getBoundingClientRect(), 0, 0)`, false},
+	} {
+		var b []float64
+		eval(c.expr, &b)
+		dark := darkShare(img, b)
+		if c.masked {
+			require.Greater(t, dark, 0.98, "%s must be masked (dark share %.2f)", name, dark)
+		} else {
+			require.Less(t, dark, 0.5, "%s must stay visible (dark share %.2f)", name, dark)
+		}
+	}
+	var left int
+	eval(`(() => { let n = document.querySelectorAll('#__gasoline_mask, [data-gasoline-opaque]').length;
+	  n += document.querySelector('x-secret').shadowRoot.querySelectorAll('#__gasoline_mask').length;
+	  n += document.getElementById('same').contentDocument.querySelectorAll('#__gasoline_mask').length;
+	  return n; })()`, &left)
+	require.Zero(t, left, "the mask is gone from every document afterwards")
+}
+
 // darkShare is the share of near-black pixels inside box (CSS pixels,
 // inset by 3 px), scaled by the device pixel ratio box[4].
 func darkShare(img image.Image, box []float64) float64 {

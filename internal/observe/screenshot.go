@@ -43,6 +43,9 @@ type ScreenshotResult struct {
 	Masked bool   `json:"masked"` // password and card fields were masked
 	// MaskedElements counts the elements the mask covered.
 	MaskedElements int `json:"masked_elements"`
+	// MaskedFrames counts the cross-origin frames painted black whole:
+	// Gasoline cannot mask the fields inside them.
+	MaskedFrames int `json:"masked_frames"`
 }
 
 // maskSelectors are always masked: password fields and card fields (by
@@ -60,29 +63,71 @@ var maskSelectors = []string{
 const maskRule = `{filter:brightness(0) !important;color:#000 !important;-webkit-text-fill-color:#000 !important;` +
 	`background:#000 !important;text-shadow:none !important}`
 
-// maskOn installs the mask (one rule per selector, so a selector the
-// browser rejects drops only its own rule), stamps it with a token, and
-// reports the tab's visibility and how many elements it covers.
+// maskOn installs the mask in every document and shadow root the page's
+// main world reaches: the document, open shadow roots and same-origin
+// frames, recursively. Each gets a style element stamped with a token and
+// holding one rule per selector (a selector the browser rejects drops
+// only its own rule). A frame whose document it cannot reach (a
+// cross-origin frame: Gasoline cannot mask fields inside it) is marked
+// with the token and painted black whole. It reports the tab's visibility,
+// how many elements the mask covers and how many frames it blacked out.
 const maskOn = `((sels, rule, token) => {
-  document.getElementById('__gasoline_mask')?.remove();
-  const s = document.createElement('style');
-  s.id = '__gasoline_mask'; s.dataset.token = token;
-  s.textContent = sels.map((x) => x + rule).join('\n');
-  (document.head || document.documentElement).appendChild(s);
-  const hit = new Set();
-  for (const x of sels) { try { document.querySelectorAll(x).forEach((e) => hit.add(e)); } catch {} }
-  return {visibility: document.visibilityState, count: hit.size};
+  const css = sels.map((x) => x + rule).concat('[data-gasoline-opaque="' + token + '"]' + rule).join('\n');
+  const hit = new Set(); let frames = 0;
+  const visit = (root) => {
+    root.querySelectorAll('style#__gasoline_mask').forEach((x) => x.remove());
+    const s = (root.ownerDocument || root).createElement('style');
+    s.id = '__gasoline_mask'; s.dataset.token = token; s.textContent = css;
+    (root.head || root.documentElement || root).appendChild(s);
+    for (const x of sels) { try { root.querySelectorAll(x).forEach((e) => hit.add(e)); } catch {} }
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) visit(el.shadowRoot);
+      if (!el.contentWindow) continue;
+      let doc = null; try { doc = el.contentDocument; } catch {}
+      if (doc) { visit(doc); continue; }
+      el.setAttribute('data-gasoline-opaque', token); frames++;
+    }
+  };
+  visit(document);
+  return {visibility: document.visibilityState, count: hit.size, frames};
 })(%s, %q, %q)`
 
-// maskHeld reports whether the mask with token is still in the document
-// (a navigation during the capture would have dropped it), then removes it.
-const maskHeld = `((token) => { const s = document.getElementById('__gasoline_mask');
-  const ok = !!s && s.dataset.token === token; s?.remove(); return ok; })(%q)`
+// maskHeld reports whether the mask with token is still where maskOn put
+// it — in every document and shadow root, and on every cross-origin frame,
+// reached the same way — and removes it. A navigation during the capture
+// (of the tab or of a frame), or a frame or shadow root that appeared
+// since, fails the check.
+const maskHeld = `((token) => {
+  let ok = true;
+  const visit = (root) => {
+    const mine = root.querySelectorAll('style#__gasoline_mask');
+    if (![...mine].some((x) => x.dataset.token === token)) ok = false;
+    mine.forEach((x) => x.remove());
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) visit(el.shadowRoot);
+      if (!el.contentWindow) continue;
+      let doc = null; try { doc = el.contentDocument; } catch {}
+      if (doc) { visit(doc); continue; }
+      if (el.getAttribute('data-gasoline-opaque') !== token) ok = false;
+      el.removeAttribute('data-gasoline-opaque');
+    }
+  };
+  visit(document);
+  return ok;
+})(%q)`
 
 // maskState is what maskOn reports.
 type maskState struct {
 	Visibility string `json:"visibility"`
 	Count      int    `json:"count"`
+	Frames     int    `json:"frames"`
+}
+
+// Mask is what a masked capture covered: the elements the mask painted
+// black, and the cross-origin frames it blacked out whole.
+type Mask struct {
+	Elements int
+	Frames   int
 }
 
 // maskScript is the script that installs the mask for the built-in and
@@ -131,11 +176,14 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	r := ScreenshotResult{TabID: tab, Format: format, Bytes: len(data), Masked: true, MaskedElements: masked}
+	r := ScreenshotResult{TabID: tab, Format: format, Bytes: len(data), Masked: true, MaskedElements: masked.Elements, MaskedFrames: masked.Frames}
 	if cfg, _, err := image.DecodeConfig(bytes.NewReader(data)); err == nil {
 		r.Width, r.Height = cfg.Width, cfg.Height
 	}
 	text := fmt.Sprintf("tab %d: %s screenshot %dx%d, %s", tab, format, r.Width, r.Height, size(int64(r.Bytes)))
+	if r.MaskedFrames > 0 {
+		text += fmt.Sprintf(" (%d cross-origin frame(s) painted black: fields inside them cannot be masked; snapshot reads their text)", r.MaskedFrames)
+	}
 	if c.Bool("to_file") || len(data) > maxInline {
 		if r.Path, err = o.saveFile(tab, format, data); err != nil {
 			return nil, err
@@ -151,22 +199,24 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 }
 
 // Capture takes a screenshot of the tab with password, card and the
-// policy's mask selectors painted over (it fails closed: no mask, no
-// image), and returns the image and how many elements the mask covered.
+// policy's mask selectors painted over, in every document and open shadow
+// root the page reaches, and cross-origin frames painted black (it fails
+// closed: no mask, no image), and returns the image and what the mask
+// covered.
 // A navigation during the capture discards the image (page_changed).
 // Captures of one tab run one at a time. Every screenshot Gasoline takes
 // goes through it (observe screenshot, analyze visual_diff).
-func (o *Observer) Capture(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams) ([]byte, int, error) {
+func (o *Observer) Capture(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams) ([]byte, Mask, error) {
 	unlock, err := o.shots.lock(ctx, s.TabID())
 	if err != nil {
-		return nil, 0, err
+		return nil, Mask{}, err
 	}
 	defer unlock()
 	data, mask, err := o.capture(ctx, s, c, p)
 	if err != nil {
-		return nil, 0, err
+		return nil, Mask{}, err
 	}
-	return data, mask.Count, nil
+	return data, Mask{Elements: mask.Count, Frames: mask.Frames}, nil
 }
 
 // clip returns the region to capture: an element (ref or selector), the
