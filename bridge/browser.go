@@ -121,3 +121,7 @@ func (s *Server) Capture() *capture.Store { return s.browser.store }
 
 // Tabs returns the tab ownership manager.
 func (s *Server) Tabs() *tabs.Manager { return s.browser.tabs }
+
+// Children returns a tab's live child sessions (workers and out-of-process
+// iframes), for tests.
+func (s *Server) Children(tab int) []observe.Child { return s.browser.feed.Children(tab) }

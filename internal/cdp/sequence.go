@@ -23,6 +23,9 @@ type Step struct {
 	// Overlap sends the next step without waiting for this one; both are
 	// awaited before the step after them.
 	Overlap bool
+	// Child runs the step in that child session of the tab (an
+	// out-of-process iframe) instead of the Session's own.
+	Child string
 }
 
 // NewStep is a Step of a typed command (page.CaptureScreenshot, …).
@@ -100,7 +103,11 @@ func (s *Session) Sequence(ctx context.Context, steps ...Step) ([]StepResult, er
 			}
 			raw = b
 		}
-		p.Steps[i] = seqStep{Method: st.Method, Params: raw, SessionID: s.sessionID, Always: st.Always,
+		sid := s.sessionID
+		if st.Child != "" {
+			sid = st.Child
+		}
+		p.Steps[i] = seqStep{Method: st.Method, Params: raw, SessionID: sid, Always: st.Always,
 			StopOnException: st.StopOnException, Overlap: st.Overlap}
 	}
 	res, err := s.caller.Call(ctx, "cdp.sequence", p)

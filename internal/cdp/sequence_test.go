@@ -30,11 +30,13 @@ func TestSequenceIsOneRequest(t *testing.T) {
 	got, err := s.Sequence(t.Context(),
 		Step{Method: runtime.Evaluate.Method, Params: runtime.EvaluateParams{Expression: "1+1", ReturnByValue: &yes}, StopOnException: true},
 		NewStep(page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}),
-		Step{Method: page.StopScreencast.Method, Always: true})
+		Step{Method: page.StopScreencast.Method, Always: true, Child: "S2"})
 	require.NoError(t, err)
 	require.Equal(t, "cdp.sequence", fc.method)
 	require.Equal(t, 7, fc.params.TabID)
 	require.Len(t, fc.params.Steps, 3)
+	require.Equal(t, "S1", fc.params.Steps[1].SessionID, "a step runs in the session's own target")
+	require.Equal(t, "S2", fc.params.Steps[2].SessionID, "a step with Child runs in that child session")
 	require.Equal(t, seqStep{Method: "Runtime.evaluate", Params: json.RawMessage(`{"expression":"1+1","returnByValue":true}`), SessionID: "S1", StopOnException: true}, fc.params.Steps[0])
 	require.JSONEq(t, `{}`, string(fc.params.Steps[2].Params))
 	require.True(t, fc.params.Steps[2].Always)

@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -106,6 +111,20 @@ func BenchmarkE2EScreenshot(b *testing.B) {
 			})
 		}
 	}
+	// A page with a shadow root, a same-origin frame, an out-of-process
+	// frame (masked in its own session: two more round trips) and a
+	// cross-origin frame in the page's process (painted black).
+	sibling := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(RepoRoot(), "testdata"))))
+	b.Cleanup(sibling.Close)
+	framed := a.newTab(r.url("pages/secrets/framed.html?port=" + strconv.Itoa(sibling.Listener.Addr().(*net.TCPAddr).Port)))
+	b.Run("frames/png", func(b *testing.B) {
+		args := map[string]any{"what": "screenshot", "tab_id": framed}
+		var lat latencies
+		for b.Loop() {
+			lat.time(func() error { a.ok("observe", args); return nil })
+		}
+		lat.report(b)
+	})
 }
 
 // BenchmarkE2EConsoleFlood: a page logs 100,000 lines; the daemon captures

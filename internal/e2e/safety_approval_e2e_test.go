@@ -8,6 +8,9 @@ import (
 	"encoding/json"
 	"image"
 	"image/png"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -178,13 +181,19 @@ func TestE2EScreenshotMasks(t *testing.T) {
 }
 
 // TestE2EScreenshotMasksEveryDocument: the mask reaches a password field
-// in an open shadow root and one in a same-origin frame; a cross-origin
-// frame (its fields out of reach) is black whole; an ordinary input stays
-// visible, and nothing of the mask is left in any document afterwards.
+// in an open shadow root, one in a same-origin frame, and the card and
+// password fields of a cross-site frame (out of process: masked in its own
+// session, its ordinary field still visible); a cross-origin frame in the
+// page's own process (same site, another port), out of reach, is black
+// whole; the page's ordinary input stays visible, and nothing of the mask
+// is left in any document afterwards.
 func TestE2EScreenshotMasksEveryDocument(t *testing.T) {
 	r := startRelay(t, ChainOptions{})
+	sibling := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(RepoRoot(), "testdata"))))
+	t.Cleanup(sibling.Close)
+	port := sibling.Listener.Addr().(*net.TCPAddr).Port
 	a := r.client(t, "mask-frames-e2e")
-	tab := a.newTab(r.url("pages/secrets/framed.html"))
+	tab := a.newTab(r.url("pages/secrets/framed.html?port=" + strconv.Itoa(port)))
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	yes := true
@@ -195,16 +204,20 @@ func TestE2EScreenshotMasksEveryDocument(t *testing.T) {
 		require.Nil(t, res.ExceptionDetails, "%s", expr)
 		require.NoError(t, jsonUnmarshal(res.Result.Value, v))
 	}
-	// The cross-origin frame has drawn its page before the capture.
-	eventually(t, 10*time.Second, "the cross-origin frame loaded", func() bool {
-		var n int
-		eval(`performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/pages/secrets/pay.html')).length`, &n)
-		return n > 0
+	// Both frames loaded (the load event waits for them) and the cross-site
+	// one is attached as a child session, which is how Gasoline reaches it.
+	eventually(t, 10*time.Second, "the cross-site frame's session", func() bool {
+		for _, c := range r.Server.Children(tab) {
+			if c.Type == "iframe" {
+				return true
+			}
+		}
+		return false
 	})
 
 	shot := a.ok("observe", map[string]any{"what": "screenshot", "tab_id": tab})
-	require.EqualValues(t, 2, shot.Data["masked_elements"], "the shadow root's and the same-origin frame's password fields: %v", shot.Data)
-	require.EqualValues(t, 1, shot.Data["masked_frames"], "the cross-origin frame: %v", shot.Data)
+	require.EqualValues(t, 4, shot.Data["masked_elements"], "the shadow root's and the same-origin frame's password fields, the cross-site frame's card and password: %v", shot.Data)
+	require.EqualValues(t, 1, shot.Data["masked_frames"], "the same-site frame on another port: %v", shot.Data)
 	require.Contains(t, shot.Text, "1 cross-origin frame(s) painted black")
 	var img image.Image
 	for _, ct := range shot.Raw.Content {
@@ -216,7 +229,11 @@ func TestE2EScreenshotMasksEveryDocument(t *testing.T) {
 	}
 	require.NotNil(t, img, "the screenshot is inline")
 
-	const box = `((r, dx, dy) => [r.left + dx, r.top + dy, r.right + dx, r.bottom + dy, devicePixelRatio])`
+	// card-frame.html puts its fields 300x40 at y = 0, 50 and 100.
+	const box = `((r, dx, dy, w, h) => [r.left + dx, r.top + dy, r.left + dx + (w ?? r.width), r.top + dy + (h ?? r.height), devicePixelRatio])`
+	inCross := func(y int) string {
+		return box + `(document.getElementById('cross').getBoundingClientRect(), 0, ` + strconv.Itoa(y) + `, 300, 40)`
+	}
 	for name, c := range map[string]struct {
 		expr   string
 		masked bool
@@ -224,8 +241,11 @@ func TestE2EScreenshotMasksEveryDocument(t *testing.T) {
 		"shadow root password": {box + `(document.querySelector('x-secret').shadowRoot.getElementById('spass').getBoundingClientRect(), 0, 0)`, true},
 		"same-origin frame password": {`(() => { const f = document.getElementById('same').getBoundingClientRect();
 		  return ` + box + `(document.getElementById('same').contentDocument.getElementById('fpass').getBoundingClientRect(), f.left, f.top); })()`, true},
-		"cross-origin frame": {box + `(document.getElementById('cross').getBoundingClientRect(), 0, 0)`, true},
-		"ordinary input":     {box + `(document.getElementById('plain').getBoundingClientRect(), 0, 0)`, false},
+		"cross-site frame card":     {inCross(0), true},
+		"cross-site frame password": {inCross(50), true},
+		"cross-site frame ordinary": {inCross(100), false},
+		"same-site frame, whole":    {box + `(document.getElementById('sibling').getBoundingClientRect(), 0, 0)`, true},
+		"ordinary input":            {box + `(document.getElementById('plain').getBoundingClientRect(), 0, 0)`, false},
 	} {
 		var b []float64
 		eval(c.expr, &b)
@@ -237,7 +257,7 @@ func TestE2EScreenshotMasksEveryDocument(t *testing.T) {
 		}
 	}
 	var left int
-	eval(`(() => { let n = document.querySelectorAll('#__gasoline_mask, [data-gasoline-opaque]').length;
+	eval(`(() => { let n = document.querySelectorAll('#__gasoline_mask, [data-gasoline-opaque], [data-gasoline-inside]').length;
 	  n += document.querySelector('x-secret').shadowRoot.querySelectorAll('#__gasoline_mask').length;
 	  n += document.getElementById('same').contentDocument.querySelectorAll('#__gasoline_mask').length;
 	  return n; })()`, &left)

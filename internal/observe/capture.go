@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
@@ -62,15 +64,89 @@ func (l *shotLocks) lock(ctx context.Context, tab int) (unlock func(), err error
 	}
 }
 
+// maxInside bounds the out-of-process frames masked inside, in their own
+// sessions: each adds three steps to the capture's cdp.sequence (at most
+// 16 steps; the capture's own are six). A frame beyond it is painted
+// black whole by the document that holds it, as a frame Gasoline cannot
+// reach is.
+const maxInside = 3
+
+// maskGroup is the object group of the frame elements a capture marks.
+const maskGroup = "gasoline-mask"
+
+// markInside marks a frame element whose document is masked in its own
+// session: the document holding the element leaves it unpainted.
+const markInside = `function (token) { this.setAttribute('data-gasoline-inside', token); }`
+
+// insideFrame is an out-of-process frame the capture masks in its own
+// session, and its element in the tab's document.
+type insideFrame struct {
+	session string
+	element runtime.RemoteObjectID
+}
+
+// insideFrames finds the elements of the tab's out-of-process frames (at
+// most maxInside) in the tab's own documents, in two round trips. A frame
+// whose element is not there (it is nested in another out-of-process
+// frame, or gone) is left to the document that holds it, which paints it
+// black whole.
+func (o *Observer) insideFrames(ctx context.Context, s *cdp.Session) ([]insideFrame, error) {
+	var kids []Child
+	for _, c := range o.cfg.Feed.Children(s.TabID()) {
+		if c.Type == "iframe" && c.TargetID != "" && len(kids) < maxInside {
+			kids = append(kids, c)
+		}
+	}
+	if len(kids) == 0 {
+		return nil, nil
+	}
+	steps := make([]cdp.Step, len(kids))
+	for i, k := range kids {
+		steps[i] = cdp.Step{Method: dom.GetFrameOwner.Method, Params: dom.GetFrameOwnerParams{FrameID: cdproto.FrameID(k.TargetID)}, Always: true}
+	}
+	res, err := s.Sequence(ctx, steps...)
+	if err != nil {
+		return nil, tabs.ToolError(err)
+	}
+	var found []Child
+	steps = steps[:0]
+	for i, r := range res {
+		if fo, err := cdp.ResultOf(dom.GetFrameOwner, r); err == nil && fo.BackendNodeID != 0 {
+			found = append(found, kids[i])
+			steps = append(steps, cdp.Step{Method: dom.ResolveNode.Method, Params: dom.ResolveNodeParams{BackendNodeID: fo.BackendNodeID, ObjectGroup: maskGroup}, Always: true})
+		}
+	}
+	if len(steps) == 0 {
+		return nil, nil
+	}
+	if res, err = s.Sequence(ctx, steps...); err != nil {
+		return nil, tabs.ToolError(err)
+	}
+	var out []insideFrame
+	for i, r := range res {
+		if rn, err := cdp.ResultOf(dom.ResolveNode, r); err == nil && rn.Object != nil && rn.Object.ObjectID != "" {
+			out = append(out, insideFrame{session: found[i].SessionID, element: rn.Object.ObjectID})
+		}
+	}
+	return out, nil
+}
+
 // capture takes the screenshot in one round trip over the extension link
-// (cdp.sequence): install the mask over sensitive fields and, at the same
-// time, hold the tab painting; capture; check that the mask held (a
-// navigation or the page may have removed it) and remove it while the
-// hold is released. The last two run even when an earlier step failed.
-// No mask, or a mask that did not hold, and the image is discarded.
+// (cdp.sequence), two more when the tab has out-of-process frames: mark
+// the elements of those frames and install the mask inside each of them,
+// in its own session; install the mask in the tab's documents and, at the
+// same time, hold the tab painting; capture; check that every mask held (a
+// navigation or the page may have removed one) and remove them while the
+// hold is released. The checks and clean-up run even when an earlier
+// step failed. No mask, or a mask that did not hold, and the image is
+// discarded.
 func (o *Observer) capture(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams) ([]byte, maskState, error) {
 	var mask maskState
 	script, token, err := maskScript(c)
+	if err != nil {
+		return nil, mask, err
+	}
+	inside, err := o.insideFrames(ctx, s)
 	if err != nil {
 		return nil, mask, err
 	}
@@ -78,35 +154,77 @@ func (o *Observer) capture(ctx context.Context, s *cdp.Session, c *mcpserver.Cal
 	eval := func(expr string) runtime.EvaluateParams {
 		return runtime.EvaluateParams{Expression: expr, ReturnByValue: &yes, AwaitPromise: &yes, Silent: &yes}
 	}
-	gctx, opened := dialogGuard(ctx, s)
-	res, err := s.Sequence(gctx,
+	tokenArg, _ := json.Marshal(token)
+	var steps []cdp.Step
+	for _, f := range inside {
+		steps = append(steps, cdp.Step{Method: runtime.CallFunctionOn.Method, StopOnException: true, Params: runtime.CallFunctionOnParams{
+			FunctionDeclaration: markInside, ObjectID: f.element, Arguments: []*runtime.CallArgument{{Value: tokenArg}}, Silent: &yes}})
+	}
+	for _, f := range inside {
+		steps = append(steps, cdp.Step{Method: runtime.Evaluate.Method, Params: eval(script), StopOnException: true, Child: f.session})
+	}
+	on := len(steps)
+	held := func(sid string, overlap bool) cdp.Step {
+		return cdp.Step{Method: runtime.Evaluate.Method, Params: eval(fmt.Sprintf(maskHeld, token)), Always: true, Overlap: overlap, Child: sid}
+	}
+	steps = append(steps,
 		cdp.Step{Method: runtime.Evaluate.Method, Params: eval(script), StopOnException: true, Overlap: true},
 		cdp.NewStep(page.StartScreencast, holdParams),
 		cdp.NewStep(page.CaptureScreenshot, p),
-		cdp.Step{Method: runtime.Evaluate.Method, Params: eval(fmt.Sprintf(maskHeld, token)), Always: true, Overlap: true},
-		cdp.Step{Method: page.StopScreencast.Method, Always: true})
+		held("", true))
+	for _, f := range inside {
+		steps = append(steps, held(f.session, false))
+	}
+	steps = append(steps, cdp.Step{Method: page.StopScreencast.Method, Always: true})
+	if len(inside) > 0 {
+		steps = append(steps, cdp.Step{Method: runtime.ReleaseObjectGroup.Method, Params: runtime.ReleaseObjectGroupParams{ObjectGroup: maskGroup}, Always: true})
+	}
+	gctx, opened := dialogGuard(ctx, s)
+	res, err := s.Sequence(gctx, steps...)
 	if opened() {
 		return nil, mask, dialogBlocks(s.TabID())
 	}
 	if err != nil {
 		return nil, mask, tabs.ToolError(err)
 	}
-	if err := pageValue(res[0], &mask); err != nil {
+	for i := range inside { // a frame that went away or navigated since it was found
+		if r, err := cdp.ResultOf(runtime.CallFunctionOn, res[i]); err != nil || r.ExceptionDetails != nil {
+			return nil, mask, frameChanged(s.TabID())
+		}
+		var m maskState
+		if err := pageValue(res[len(inside)+i], &m); err != nil {
+			return nil, mask, frameChanged(s.TabID())
+		}
+		mask.Count += m.Count
+		mask.Frames += m.Frames
+	}
+	var top maskState
+	if err := pageValue(res[on], &top); err != nil {
 		return nil, mask, err
 	}
-	if _, err := cdp.ResultOf(page.StartScreencast, res[1]); err != nil {
+	mask.Visibility, mask.Count, mask.Frames = top.Visibility, mask.Count+top.Count, mask.Frames+top.Frames
+	if _, err := cdp.ResultOf(page.StartScreencast, res[on+1]); err != nil {
 		return nil, mask, tabs.ToolError(err)
 	}
-	shot, err := cdp.ResultOf(page.CaptureScreenshot, res[2])
+	shot, err := cdp.ResultOf(page.CaptureScreenshot, res[on+2])
 	if err != nil {
 		return nil, mask, tabs.ToolError(err)
 	}
-	var held bool
-	if err := pageValue(res[3], &held); err != nil || !held || len(shot.Data) == 0 {
-		return nil, mask, &tools.Error{Code: "page_changed", Retryable: true,
-			Message: fmt.Sprintf("tab %d changed while the screenshot was taken (the mask over sensitive fields was gone), so it was discarded; retry", s.TabID())}
+	for i := range len(inside) + 1 {
+		var ok bool
+		if err := pageValue(res[on+3+i], &ok); err != nil || !ok || len(shot.Data) == 0 {
+			return nil, mask, &tools.Error{Code: "page_changed", Retryable: true,
+				Message: fmt.Sprintf("tab %d changed while the screenshot was taken (the mask over sensitive fields was gone), so it was discarded; retry", s.TabID())}
+		}
 	}
 	return shot.Data, mask, nil
+}
+
+// frameChanged is the error of a capture whose out-of-process frame went
+// away or navigated between finding it and masking it.
+func frameChanged(tab int) *tools.Error {
+	return &tools.Error{Code: "page_changed", Retryable: true,
+		Message: fmt.Sprintf("a frame of tab %d changed while the screenshot's mask was installed, so nothing was captured; retry", tab)}
 }
 
 // pageValue decodes the by-value result of a Runtime.evaluate step.

@@ -149,6 +149,7 @@ func (f *Feed) Forget(tab int) {
 type Child struct {
 	SessionID string
 	Type      string // iframe, worker, service_worker, shared_worker, …
+	TargetID  string // an iframe's is its frame id
 }
 
 // Children returns the tab's live child sessions, newest first.
@@ -167,6 +168,7 @@ func (f *Feed) Children(tab int) []Child {
 func (f *Feed) childAttached(tab int, params json.RawMessage) {
 	sid := gjson.GetBytes(params, "sessionId").Str
 	typ := gjson.GetBytes(params, "targetInfo.type").Str
+	target := gjson.GetBytes(params, "targetInfo.targetId").Str
 	waiting := gjson.GetBytes(params, "waitingForDebugger").Bool()
 	if sid == "" {
 		return
@@ -187,7 +189,7 @@ func (f *Feed) childAttached(tab int, params json.RawMessage) {
 	if len(t.children) == maxChildren {
 		t.children = slices.Delete(t.children, 0, 1)
 	}
-	t.children = append(t.children, Child{SessionID: sid, Type: typ})
+	t.children = append(t.children, Child{SessionID: sid, Type: typ, TargetID: target})
 }
 
 func (f *Feed) childDetached(tab int, sid string) {

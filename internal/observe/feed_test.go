@@ -76,7 +76,7 @@ func TestFeedTracksChildSessions(t *testing.T) {
 	}
 	tf := f.tab(1)
 	f.mu.Lock()
-	tf.children = []Child{{"S1", "worker"}, {"S2", "iframe"}}
+	tf.children = []Child{{SessionID: "S1", Type: "worker"}, {SessionID: "S2", Type: "iframe", TargetID: "F2"}}
 	f.mu.Unlock()
 	f.Event(1, "", "Target.detachedFromTarget", json.RawMessage(`{"sessionId":"S1"}`))
 	if got := f.Children(1); len(got) != 1 || got[0].SessionID != "S2" {

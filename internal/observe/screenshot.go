@@ -43,8 +43,8 @@ type ScreenshotResult struct {
 	Masked bool   `json:"masked"` // password and card fields were masked
 	// MaskedElements counts the elements the mask covered.
 	MaskedElements int `json:"masked_elements"`
-	// MaskedFrames counts the cross-origin frames painted black whole:
-	// Gasoline cannot mask the fields inside them.
+	// MaskedFrames counts the frames painted black whole: cross-origin
+	// frames Gasoline cannot mask the fields inside (docs/REDACTION.md).
 	MaskedFrames int `json:"masked_frames"`
 }
 
@@ -67,10 +67,12 @@ const maskRule = `{filter:brightness(0) !important;color:#000 !important;-webkit
 // main world reaches: the document, open shadow roots and same-origin
 // frames, recursively. Each gets a style element stamped with a token and
 // holding one rule per selector (a selector the browser rejects drops
-// only its own rule). A frame whose document it cannot reach (a
-// cross-origin frame: Gasoline cannot mask fields inside it) is marked
-// with the token and painted black whole. It reports the tab's visibility,
-// how many elements the mask covers and how many frames it blacked out.
+// only its own rule). A frame whose document it cannot reach is left as it
+// is when Gasoline masks it in its own session (an out-of-process frame,
+// its element marked data-gasoline-inside by capture); any other (a
+// cross-origin frame in the page's process) is marked with the token and
+// painted black whole. It reports the tab's visibility, how many elements
+// the mask covers and how many frames it blacked out.
 const maskOn = `((sels, rule, token) => {
   const css = sels.map((x) => x + rule).concat('[data-gasoline-opaque="' + token + '"]' + rule).join('\n');
   const hit = new Set(); let frames = 0;
@@ -85,6 +87,7 @@ const maskOn = `((sels, rule, token) => {
       if (!el.contentWindow) continue;
       let doc = null; try { doc = el.contentDocument; } catch {}
       if (doc) { visit(doc); continue; }
+      if (el.getAttribute('data-gasoline-inside') === token) continue; // masked in its own session
       el.setAttribute('data-gasoline-opaque', token); frames++;
     }
   };
@@ -93,8 +96,8 @@ const maskOn = `((sels, rule, token) => {
 })(%s, %q, %q)`
 
 // maskHeld reports whether the mask with token is still where maskOn put
-// it — in every document and shadow root, and on every cross-origin frame,
-// reached the same way — and removes it. A navigation during the capture
+// it — in every document and shadow root, and on every frame it could not
+// reach, reached the same way — and removes it and the frames' marks. A navigation during the capture
 // (of the tab or of a frame), or a frame or shadow root that appeared
 // since, fails the check.
 const maskHeld = `((token) => {
@@ -108,8 +111,9 @@ const maskHeld = `((token) => {
       if (!el.contentWindow) continue;
       let doc = null; try { doc = el.contentDocument; } catch {}
       if (doc) { visit(doc); continue; }
-      if (el.getAttribute('data-gasoline-opaque') !== token) ok = false;
-      el.removeAttribute('data-gasoline-opaque');
+      const inside = el.getAttribute('data-gasoline-inside') === token;
+      if (!inside && el.getAttribute('data-gasoline-opaque') !== token) ok = false;
+      el.removeAttribute('data-gasoline-opaque'); el.removeAttribute('data-gasoline-inside');
     }
   };
   visit(document);
@@ -182,7 +186,7 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 	}
 	text := fmt.Sprintf("tab %d: %s screenshot %dx%d, %s", tab, format, r.Width, r.Height, size(int64(r.Bytes)))
 	if r.MaskedFrames > 0 {
-		text += fmt.Sprintf(" (%d cross-origin frame(s) painted black: fields inside them cannot be masked; snapshot reads their text)", r.MaskedFrames)
+		text += fmt.Sprintf(" (%d cross-origin frame(s) painted black: Gasoline cannot mask the fields inside them; observe snapshot reads their text)", r.MaskedFrames)
 	}
 	if c.Bool("to_file") || len(data) > maxInline {
 		if r.Path, err = o.saveFile(tab, format, data); err != nil {
@@ -199,10 +203,10 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 }
 
 // Capture takes a screenshot of the tab with password, card and the
-// policy's mask selectors painted over, in every document and open shadow
-// root the page reaches, and cross-origin frames painted black (it fails
-// closed: no mask, no image), and returns the image and what the mask
-// covered.
+// policy's mask selectors painted over in every document and open shadow
+// root it reaches (out-of-process frames in their own sessions), and the
+// frames it cannot reach painted black (it fails closed: no mask, no
+// image), and returns the image and what the mask covered.
 // A navigation during the capture discards the image (page_changed).
 // Captures of one tab run one at a time. Every screenshot Gasoline takes
 // goes through it (observe screenshot, analyze visual_diff).

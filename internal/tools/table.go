@@ -40,7 +40,7 @@ var table = []toolSpec{
 			{"network_waterfall", ro, 1, "scope url method status type limit after_cursor summary", "requests of the current page (scope all: every captured one) with method, url, status, type, timing, size, initiator"},
 			{"page", ro, 1, "", "url, title, viewport, load state, tab id and frames"},
 			{"pending_commands", ro, 1, "after_cursor limit", "this session's commands: running ones and recent results"},
-			{"screenshot", ro, 1, "ref selector full_page format quality to_file", "viewport, full page or one element; sensitive fields masked, cross-origin frames painted black"},
+			{"screenshot", ro, 1, "ref selector full_page format quality to_file", "viewport, full page or one element; sensitive fields masked in every frame, a frame out of reach painted black"},
 			{"snapshot", ro, 1, "ref selector frame interactive_only depth limit find diff to_file", "accessibility tree with [eN] refs on interactive and named nodes; find: matches only; diff: changes since your last snapshot"},
 			{"storage", ro, 1, "origin", "localStorage, sessionStorage and cookie names and flags (values redacted)"},
 			{"tabs", ro, 1, "", "the session's tabs (opened by it or shared by the user) and the connected browsers"},
