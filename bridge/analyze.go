@@ -13,7 +13,7 @@ import (
 func (s *Server) newAnalyzer(b *browser) *analyze.Analyzer {
 	self := []string{fmt.Sprintf("http://127.0.0.1:%d", s.port), fmt.Sprintf("http://[::1]:%d", s.port), fmt.Sprintf("http://localhost:%d", s.port)}
 	return analyze.New(analyze.Config{Tabs: b.tabs, Store: b.store, Link: s.links, Snapshots: b.act.Snapshots(), Lock: b.act.Lock,
-		Engine: s.safe.Engine, Egress: s.safe.Egress(), Capture: b.obs.Capture, Denied: s.linkDenied, Dir: s.cfg.Dir, Self: self, Logger: s.log})
+		Engine: s.safe.Engine, Egress: s.safe.Egress(), Capture: b.obs.Capture, Secrets: s.safe.MaskSelectors, Denied: s.linkDenied, Dir: s.cfg.Dir, Self: self, Logger: s.log})
 }
 
 // linkDenied reports whether link_health may not request origin: the

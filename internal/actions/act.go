@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -23,6 +24,7 @@ const releaseEvery = 64
 
 // act is one action running on a tab with the tab's lock held.
 type act struct {
+	mask   []string // sensitive selectors (internal/sensitive)
 	e      *Engine
 	tab    int
 	t      *tabState
@@ -77,7 +79,11 @@ func (e *Engine) run(ctx context.Context, tab int, action string, o runOpts, fn 
 		defer t.q.unlock()
 	}
 	a := &act{e: e, tab: tab, t: t, s: e.session(tab, ""), res: &Result{Action: action, TabID: tab}}
-	err := a.do(ctx, o, fn)
+	mask, err := sensitive.Of(e.cfg.Secrets)
+	if err == nil {
+		a.mask = mask
+		err = a.do(ctx, o, fn)
+	}
 	a.res.ElapsedMS = ms(time.Since(start))
 	if err != nil {
 		return nil, toolErr(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 )
 
@@ -44,7 +45,11 @@ type Config struct {
 	Protected []string
 	// MaxResult caps execute_js results and reads (default 64 KiB).
 	MaxResult int
-	Logger    *slog.Logger
+	// Secrets adds the redaction policy's mask selectors to the built-in
+	// sensitive ones (internal/sensitive): reads of those elements answer
+	// ••••, and what is typed into them is not echoed.
+	Secrets sensitive.Func
+	Logger  *slog.Logger
 }
 
 // Engine runs interact actions on tabs. Actions on one tab run one at a

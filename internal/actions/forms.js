@@ -15,8 +15,10 @@
   }
 
   // focusForTyping focuses el, puts the caret at the end (or selects all
-  // when clearing) and returns the value before typing.
-  function focusForTyping(el, clear) {
+  // when clearing) and returns the value before typing. o is {clear,
+  // mask}: mask the sensitive selectors (internal/sensitive).
+  function focusForTyping(el, o) {
+    const clear = !!o?.clear;
     if (!G.editable(el)) fail('not_editable', `${describe(el)} does not take typed text; click it, or target its input`);
     if (el.disabled) fail('disabled', `${describe(el)} is disabled`);
     el.focus({ preventScroll: false });
@@ -38,7 +40,7 @@
         el.setSelectionRange(n, n);
       } catch {} // email and number inputs have no selection API
     }
-    return { before: value(el), multiline: el.localName === 'textarea' || el.isContentEditable, desc: describe(el), secret: el.type === 'password' };
+    return { before: value(el), multiline: el.localName === 'textarea' || el.isContentEditable, desc: describe(el), secret: el.type === 'password' || gasolineSecret(el, o?.mask) };
   }
 
   // selectOption chooses an option of a native select by value, then by
@@ -75,10 +77,10 @@
 
   // read reads an element's text (what a person sees: dropped counts the
   // unseen text runs left out), value or attribute.
-  function read(el, what, name, max) {
+  function read(el, what, name, max, mask) {
     let v;
     let dropped = 0;
-    if (what === 'text') ({ text: v, dropped } = globalThis.__gasolineVisible.text(el));
+    if (what === 'text') ({ text: v, dropped } = globalThis.__gasolineVisible.text(el, 0, gasolineSecretTest(mask)));
     else if (what === 'value') v = value(el);
     else v = el.getAttribute(name);
     let truncated = false;
@@ -86,7 +88,7 @@
       v = v.slice(0, max);
       truncated = true;
     }
-    return { value: v, truncated, desc: describe(el), type: el.type || '', dropped };
+    return { value: v, truncated, desc: describe(el), type: el.type || '', dropped, secret: gasolineSecret(el, mask) };
   }
 
   // waitFor resolves when cond() holds: checked now, on every DOM mutation

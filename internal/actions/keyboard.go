@@ -30,7 +30,7 @@ func (e *Engine) Type(ctx context.Context, tab int, args TypeArgs) (*Result, err
 }
 
 const (
-	focusTypingJS = `function (clear) { return globalThis.__gasolineActions.focusForTyping(this, clear) }`
+	focusTypingJS = `function (o) { return globalThis.__gasolineActions.focusForTyping(this, o) }`
 	valueJS       = `function () { return globalThis.__gasolineActions.value(this) }`
 )
 
@@ -46,6 +46,11 @@ func (a *act) doType(ctx context.Context, args TypeArgs) error {
 		return err
 	}
 	return a.typeInto(ctx, el, args.Text, args.Clear)
+}
+
+// typingOpts is focusForTyping's second argument.
+func (a *act) typingOpts(clear bool) map[string]any {
+	return map[string]any{"clear": clear, "mask": a.mask}
 }
 
 // typing is what focusForTyping answers.
@@ -67,8 +72,8 @@ const valueStateJS = `function () {
 }`
 
 // refFocusJS focuses a ref's field for typing (refJS finds it).
-const refFocusJS = `(el, clear) => Object.assign({el, u: location.href, t: document.title},
-  globalThis.__gasolineActions.focusForTyping(el, clear))`
+const refFocusJS = `(el, o) => Object.assign({el, u: location.href, t: document.title},
+  globalThis.__gasolineActions.focusForTyping(el, o))`
 
 // refAndType types into a ref's field. Text without line breaks goes in
 // one round trip over the extension link (typeSequence); otherwise the
@@ -84,7 +89,7 @@ func (a *act) refAndType(ctx context.Context, args TypeArgs) error {
 // refFocusAndType finds and focuses a ref's field in one round trip, then
 // types.
 func (a *act) refFocusAndType(ctx context.Context, args TypeArgs) error {
-	el, o, err := a.refCall(ctx, args.Ref, refFocusJS, asWrapper, args.Clear)
+	el, o, err := a.refCall(ctx, args.Ref, refFocusJS, asWrapper, a.typingOpts(args.Clear))
 	if err != nil {
 		return err
 	}
@@ -100,10 +105,10 @@ func (a *act) refFocusAndType(ctx context.Context, args TypeArgs) error {
 func oneLine(text string) bool { return text != "" && !strings.ContainsAny(text, "\r\n") }
 
 // findFocusJS finds a field and focuses it for typing in one call.
-const findFocusJS = `function (q, clear) {
+const findFocusJS = `function (q, o) {
   const G = globalThis.__gasolineActions;
   const el = G.find(q, true);
-  return Object.assign({el, u: location.href, t: document.title}, G.focusForTyping(el, clear));
+  return Object.assign({el, u: location.href, t: document.title}, G.focusForTyping(el, o));
 }`
 
 // findAndType types into the field a selector names, finding and
@@ -132,7 +137,7 @@ func (a *act) findAndType(ctx context.Context, args TypeArgs) error {
 			return err
 		}
 		s := a.e.session(a.tab, sid)
-		c := jsCall{fn: findFocusJS, context: ec, args: []any{query{Selector: sel, Text: args.Selector}, args.Clear}}
+		c := jsCall{fn: findFocusJS, context: ec, args: []any{query{Selector: sel, Text: args.Selector}, a.typingOpts(args.Clear)}}
 		o, err := call(ctx, s, c, asWrapper)
 		if errors.Is(err, errWorldGone) && try == 0 {
 			a.forgetAll()
@@ -155,7 +160,7 @@ func (a *act) findAndType(ctx context.Context, args TypeArgs) error {
 // typeInto types into a resolved element.
 func (a *act) typeInto(ctx context.Context, el *elem, text string, clear bool) error {
 	var before typing
-	if err := a.callEl(ctx, el, focusTypingJS, &before, clear); err != nil {
+	if err := a.callEl(ctx, el, focusTypingJS, &before, a.typingOpts(clear)); err != nil {
 		return err
 	}
 	return a.typeFocused(ctx, el, before, text, clear)

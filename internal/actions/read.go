@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 )
 
 // ReadArgs are get_text's, get_value's and get_attribute's arguments.
@@ -15,7 +16,7 @@ type ReadArgs struct {
 	Name string // get_attribute: the attribute
 }
 
-const readJS = `function (what, name, max) { return globalThis.__gasolineActions.read(this, what, name, max) }`
+const readJS = `function (what, name, max, mask) { return globalThis.__gasolineActions.read(this, what, name, max, mask) }`
 
 // GetText reads the text a person sees in an element (laid out like
 // innerText, without text no person sees: Result.HiddenDropped counts it),
@@ -50,16 +51,19 @@ func (e *Engine) read(ctx context.Context, tab int, action, what string, args Re
 			Desc      string  `json:"desc"`
 			Type      string  `json:"type"`
 			Dropped   int     `json:"dropped"`
+			Secret    bool    `json:"secret"`
 		}
-		if err := a.callEl(ctx, el, readJS, &r, what, args.Name, a.e.cfg.MaxResult); err != nil {
+		if err := a.callEl(ctx, el, readJS, &r, what, args.Name, a.e.cfg.MaxResult, a.mask); err != nil {
 			return err
 		}
 		if r.Desc != "" {
 			el.desc = r.Desc
 		}
-		if what == "value" && r.Value != nil && *r.Value != "" && r.Type == "password" {
-			masked := "••••"
-			r.Value = &masked
+		// A sensitive element's value and text, and its value attribute,
+		// read •••• (internal/sensitive).
+		if r.Secret && r.Value != nil && *r.Value != "" && (what != "attribute" || strings.EqualFold(args.Name, "value")) {
+			masked := sensitive.Mask
+			r.Value, r.Truncated = &masked, false
 		}
 		a.res.Target, a.res.Truncated = el.desc, r.Truncated
 		if what == "text" {

@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
@@ -111,6 +112,6 @@ func (a *act) refCall(ctx context.Context, ref, fn string, mode resultMode, args
 
 // install puts the page helpers in a world that lacks them.
 func (a *act) install(ctx context.Context, s cdproto.Session, ec runtime.ExecutionContextID) error {
-	_, err := call(ctx, s, jsCall{fn: "function () {" + pageJS + ";\n" + formsJS + "}", context: ec}, byValue)
+	_, err := call(ctx, s, jsCall{fn: "function () {" + sensitive.JS + ";\n" + pageJS + ";\n" + formsJS + "}", context: ec}, byValue)
 	return err
 }

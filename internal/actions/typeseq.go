@@ -29,11 +29,11 @@ const refReadJS = `(el) => ({v: globalThis.__gasolineActions.value(el), u: locat
 
 // findFocusKeepJS is findFocusJS for a sequence: the field is kept in the
 // world (the page cannot see it) for keptReadJS to read back.
-const findFocusKeepJS = `function (q, clear) {
+const findFocusKeepJS = `function (q, o) {
   const G = globalThis.__gasolineActions;
   const el = G.find(q, true);
   globalThis.__gasolineTyped = el;
-  return Object.assign({u: location.href, t: document.title}, G.focusForTyping(el, clear));
+  return Object.assign({u: location.href, t: document.title}, G.focusForTyping(el, o));
 }`
 
 const keptReadJS = `function () {
@@ -66,7 +66,7 @@ func (a *act) typeSequence(ctx context.Context, args TypeArgs) error {
 			return a.refFocusAndType(ctx, args)
 		}
 		err = a.typeSteps(ctx, seq, el, args, loc.value,
-			typeStep(loc.Context, refJSStrict(refFocusJS), loc.N, args.Clear),
+			typeStep(loc.Context, refJSStrict(refFocusJS), loc.N, a.typingOpts(args.Clear)),
 			typeStep(loc.Context, refJSStrict(refReadJS), loc.N))
 		var te *tools.Error
 		if try == 0 && errors.As(err, &te) && te.Code == codeNoHelpers {
@@ -93,7 +93,7 @@ func (a *act) typeSelectorSequence(ctx context.Context, args TypeArgs, q query) 
 			return false, nil
 		}
 		err = a.typeSteps(ctx, seq, el, args, byValueOf,
-			typeStep(ec, findFocusKeepJS, q, args.Clear), typeStep(ec, keptReadJS))
+			typeStep(ec, findFocusKeepJS, q, a.typingOpts(args.Clear)), typeStep(ec, keptReadJS))
 		if errors.Is(err, errWorldGone) && try == 0 {
 			a.forgetAll()
 			continue

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/visible"
 )
 
@@ -24,8 +25,9 @@ var pageJS string
 //go:embed forms.js
 var formsJS string
 
-// helpersJS installs the shared visibility test, then the helpers.
-var helpersJS = visible.JS + ";\n" + pageJS + ";\n" + formsJS
+// helpersJS installs the shared visibility and sensitive-element tests,
+// then the helpers.
+var helpersJS = visible.JS + ";\n" + sensitive.JS + ";\n" + pageJS + ";\n" + formsJS
 
 // worldName is Gasoline's isolated world (the snapshot walker's too).
 const worldName = "gasoline"

@@ -30,6 +30,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/redact"
+	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
@@ -56,6 +57,10 @@ type Config struct {
 	// one path every screenshot takes): the image and how many elements
 	// the mask covered.
 	Capture func(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams) ([]byte, observe.Mask, error)
+	// Secrets adds the redaction policy's mask selectors to the built-in
+	// sensitive ones (internal/sensitive): their values in the HTML and
+	// text analyze quotes read ••••.
+	Secrets sensitive.Func
 	// Denied reports whether the approval policy denies analyze
 	// link_health on origin; it must answer true when it cannot decide
 	// (fail closed).

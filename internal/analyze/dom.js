@@ -43,6 +43,11 @@
     const hidden = !visible(el);
     emit({ d: depth, tag: el.localName, attrs, ref: refOf(el), hidden });
     if (SKIP_TEXT.has(el.localName)) return;
+    if (secret) {
+      // Nothing inside a sensitive element is quoted (internal/sensitive).
+      if (!hidden && el.firstChild) emit({ d: depth + 1, text: '••••' });
+      return;
+    }
     if (hidden) {
       H.dropped += norm(el.textContent || '').length;
       return;

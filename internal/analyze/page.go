@@ -17,6 +17,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
@@ -43,7 +44,7 @@ var helpersJS string
 // native-messaging relay, --mcp) would otherwise hold from start.
 func script(body string) func() string {
 	return sync.OnceValue(func() string {
-		return "function (opts) {\n" + snapshot.RefOfJS + "\n" + VisibleJS + "\n" + helpersJS +
+		return "function (opts, mask) {\nconst MASK = mask || [];\n" + sensitive.JS + "\n" + snapshot.RefOfJS + "\n" + VisibleJS + "\n" + helpersJS +
 			"\nconst __r = (" + body + ")(opts);\n" +
 			"return __r instanceof Promise ? __r.then((v) => Object.assign(v, {hidden_dropped: H.dropped})) : Object.assign(__r, {hidden_dropped: H.dropped});\n}"
 	})
@@ -58,6 +59,7 @@ type tabPage struct {
 	frame  cdproto.FrameID // the main frame
 	ec     runtime.ExecutionContextID
 	unlock func()
+	mask   []string // sensitive selectors (internal/sensitive), the scripts' second argument
 }
 
 // open resolves the call's tab, refuses one a dialog blocks, takes its
@@ -76,7 +78,12 @@ func (a *Analyzer) open(ctx context.Context, c *mcpserver.Call) (*tabPage, error
 	if err != nil {
 		return nil, err
 	}
-	p := &tabPage{s: s, tab: tab, unlock: unlock}
+	mask, err := sensitive.Of(a.cfg.Secrets)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	p := &tabPage{s: s, tab: tab, unlock: unlock, mask: mask}
 	if err := p.world(ctx); err != nil {
 		unlock()
 		return nil, tabs.ToolError(err)
@@ -125,9 +132,13 @@ func (p *tabPage) call(ctx context.Context, fn string, arg, out any) error {
 	if err != nil {
 		return fmt.Errorf("analyze: encoding a script argument: %w", err)
 	}
+	m, err := jsonv2.Marshal(p.mask)
+	if err != nil {
+		return fmt.Errorf("analyze: encoding the sensitive selectors: %w", err)
+	}
 	yes := true
 	res, err := cdproto.Call(ctx, p.s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: fn, ExecutionContextID: p.ec, Arguments: []*runtime.CallArgument{{Value: jsonv2.Value(b)}},
+		FunctionDeclaration: fn, ExecutionContextID: p.ec, Arguments: []*runtime.CallArgument{{Value: jsonv2.Value(b)}, {Value: jsonv2.Value(m)}},
 		ReturnByValue: &yes, AwaitPromise: &yes, Silent: &yes})
 	if err != nil {
 		if gone(err) {

@@ -7,15 +7,24 @@ const SKIP_TEXT = new Set(['script', 'style', 'noscript', 'template', 'head', 't
 const norm = (s) => s.replace(/\s+/g, ' ').trim();
 const clip = (s, n) => (s.length > n ? s.slice(0, n - 1).trimEnd() + '…' : s);
 
-// secretField(el): a password or card field, whose value is never shown.
+// secretField(el): a sensitive element (internal/sensitive: MASK are the
+// selectors, the script's second argument), whose value is never shown.
+let secretTest = null;
+function secretSelf(el) {
+  secretTest ??= gasolineSecretTest(MASK);
+  return secretTest(el);
+}
 function secretField(el) {
-  return !!el && el.localName === 'input' && (/^password$/i.test(el.type) || /(^|\s)cc-/i.test(el.autocomplete || ''));
+  return !!el && el.nodeType === 1 && gasolineSecretIn(el, secretSelf);
 }
 
-// maskHTML(el, html): markup of el with a secret field's value attribute
-// masked.
+// maskHTML(el, html): markup of el with a sensitive element's value
+// attribute and content masked.
 function maskHTML(el, html) {
-  return secretField(el) ? html.replace(/(\svalue\s*=\s*)("[^"]*"|'[^']*'|[^\s>]+)/gi, '$1"••••"') : html;
+  if (!secretField(el)) return html;
+  html = html.replace(/(\svalue\s*=\s*)("[^"]*"|'[^']*'|[^\s>]+)/gi, '$1"••••"');
+  const open = html.indexOf('>');
+  return open >= 0 && el.localName !== 'input' ? html.slice(0, open + 1) + '••••' : html; // nothing inside it either
 }
 
 // refOf(el): the ref the latest snapshot issued for el ("" when none).

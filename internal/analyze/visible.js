@@ -7,7 +7,8 @@
 //   visible(el)        whether a person can see el's box
 //   textVisible(node)  whether a person can read a text node
 //   textOf(root, max)  the text a person can read inside root, whitespace
-//                      collapsed and cut to max
+//                      collapsed and cut to max; a sensitive element
+//                      (secretField, page.js) reads ••••
 const __V = globalThis.__gasolineVisible;
 __V.begin();
 
@@ -27,7 +28,8 @@ function textVisible(node) {
 
 function textOf(root, max) {
   if (!root) return '';
-  const r = __V.text(root, max * 4);
+  if (secretField(root)) return '••••'; // internal/sensitive
+  const r = __V.text(root, max * 4, secretSelf);
   H.dropped += r.dropped;
   return clip(norm(r.text), max);
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/redact"
+	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 )
@@ -39,7 +40,10 @@ type Config struct {
 	// Egress is the redaction gateway's last stage: files written for
 	// the agent pass it.
 	Egress *redact.Gateway
-	Logger *slog.Logger
+	// Secrets are the redaction policy's mask selectors, added to the
+	// built-in sensitive ones (internal/sensitive) in snapshots and reads.
+	Secrets sensitive.Func
+	Logger  *slog.Logger
 }
 
 // Interact serves the interact tool and observe snapshot: the snapshot
@@ -70,9 +74,9 @@ func New(cfg Config) *Interact {
 		}
 		return c
 	}
-	x.snaps = snapshot.New(snapshot.Config{Session: session, Child: x.children.Lookup})
+	x.snaps = snapshot.New(snapshot.Config{Session: session, Child: x.children.Lookup, Secrets: cfg.Secrets})
 	x.eng = actions.New(actions.Config{Session: session, Snapshots: x.snaps, Child: x.children.Lookup,
-		Capture: cfg.Capture, Protected: []string{cfg.Dir}, Logger: cfg.Logger})
+		Capture: cfg.Capture, Protected: []string{cfg.Dir}, Secrets: cfg.Secrets, Logger: cfg.Logger})
 	return x
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
@@ -46,17 +47,6 @@ type ScreenshotResult struct {
 	// MaskedFrames counts the frames painted black whole: cross-origin
 	// frames Gasoline cannot mask the fields inside (docs/REDACTION.md).
 	MaskedFrames int `json:"masked_frames"`
-}
-
-// maskSelectors are always masked: password fields and card fields (by
-// autocomplete token and by name), and anything marked data-gasoline-mask.
-// The user adds selectors in the redaction policy (mask_selectors).
-var maskSelectors = []string{
-	`input[type=password i]`,
-	`input[autocomplete^="cc-" i]`, `input[autocomplete*=" cc-" i]`,
-	`input[name*=card i]`, `input[id*=card i]`, `input[name*=cvv i]`, `input[name*=cvc i]`, `input[name*=csc i]`,
-	`input[id*=cvv i]`, `input[id*=cvc i]`, `input[name*=ccnum i]`, `input[name*=cc-num i]`,
-	`[data-gasoline-mask]`,
 }
 
 // maskRule paints a masked element black, content and children included.
@@ -142,7 +132,7 @@ func maskScript(c *mcpserver.Call) (script, token string, err error) {
 	if err != nil {
 		return "", "", tools.Errorf("redaction_failed", "the screenshot was refused because the redaction policy is not usable (%v); fix it (configure {what:\"redaction\", op:\"get\"} shows the error)", err)
 	}
-	sels, _ := json.Marshal(append(append([]string(nil), maskSelectors...), user...))
+	sels, _ := json.Marshal(sensitive.Selectors(user))
 	token = strconv.FormatInt(time.Now().UnixNano(), 36)
 	return fmt.Sprintf(maskOn, sels, maskRule, token), token, nil
 }

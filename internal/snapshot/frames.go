@@ -26,6 +26,7 @@ type walkRun struct {
 	issued   []*entry
 	pageMS   float64
 	hidden   int
+	mask     []string // sensitive selectors (internal/sensitive)
 }
 
 // walk runs the walker in world w and splices in the frames it could not
@@ -87,7 +88,7 @@ func (r *walkRun) frame(ctx context.Context, w world, n *Node, reset bool, nesti
 	if err != nil {
 		return nil, err
 	}
-	return r.walk(ctx, fw, walkArgs{Reset: reset, MaxName: r.s.cfg.MaxName, MaxText: r.s.cfg.MaxText}, nesting+1)
+	return r.walk(ctx, fw, walkArgs{Reset: reset, MaxName: r.s.cfg.MaxName, MaxText: r.s.cfg.MaxText, Mask: r.mask}, nesting+1)
 }
 
 // frameWorld finds the iframe element fn(arg) returns in world w and

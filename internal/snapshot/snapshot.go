@@ -4,7 +4,7 @@
 //
 // The text stays lean: generic wrappers (divs, spans, unnamed sections)
 // are flattened; a control's value follows a colon (`textbox "Email"
-// [e3]: ada@example.com`, passwords as ••••); a text-only node reads
+// [e3]: ada@example.com`, sensitive fields as ••••, internal/sensitive); a text-only node reads
 // `paragraph: …`; states are [checked], [checked=mixed], [disabled],
 // [expanded], [collapsed], [selected], [pressed], [required], [readonly],
 // [current], [focused] and [level=N]; a name taken from the children
@@ -43,6 +43,7 @@ import (
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 )
 
 // Options shape one snapshot. The zero value is a complete snapshot of the
@@ -122,6 +123,9 @@ type Config struct {
 	// MaxText caps a text run (default 200 characters); MaxName caps a
 	// name or value (default 100).
 	MaxText, MaxName int
+	// Secrets adds the redaction policy's mask selectors to the built-in
+	// sensitive ones (internal/sensitive): their values and text read ••••.
+	Secrets sensitive.Func
 }
 
 // Snapshotter takes snapshots and keeps each tab's ref table.
@@ -211,8 +215,11 @@ func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, er
 	t.sync(nav)
 	full := o.Root == "" && o.Frame == ""
 	w := world{frame: t.main}
-	args := walkArgs{Next: t.next, Reset: full, MaxName: s.cfg.MaxName, MaxText: s.cfg.MaxText}
-	var err error
+	mask, err := sensitive.Of(s.cfg.Secrets)
+	if err != nil {
+		return nil, err
+	}
+	args := walkArgs{Next: t.next, Reset: full, MaxName: s.cfg.MaxName, MaxText: s.cfg.MaxText, Mask: mask}
 	if o.Frame != "" {
 		if w, err = s.frameOption(ctx, tab, t, nav, o.Frame); err != nil {
 			return nil, err
@@ -233,7 +240,7 @@ func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, er
 		gen++
 		s.release(ctx, tab, t)
 	}
-	run := &walkRun{s: s, tab: tab, t: t, gen: gen, nav: nav, next: t.next}
+	run := &walkRun{s: s, tab: tab, t: t, gen: gen, nav: nav, next: t.next, mask: mask}
 	nodes, err := run.walk(ctx, w, args, 0)
 	var pe *pageError
 	if root != nil && errors.As(err, &pe) && strings.Contains(pe.msg, errRootGone) {

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/visible"
 )
 
@@ -23,7 +24,7 @@ var walkerSrc string
 
 // walkerJS is the walker with the shared visibility test installed first.
 // The source never changes, so V8 compiles it once per world.
-var walkerJS = visible.Wrap(walkerSrc)
+var walkerJS = visible.Wrap("function (...args) {\n" + sensitive.JS + "\nreturn (" + walkerSrc + ").apply(this, args);\n}")
 
 // ElementJS is a function expression that returns the element behind ref
 // number n of the latest snapshot, run in the snapshot's world of the
@@ -63,6 +64,8 @@ type walkArgs struct {
 	RootRef int    `json:"rootRef,omitzero"`
 	MaxName int    `json:"maxName,omitzero"`
 	MaxText int    `json:"maxText,omitzero"`
+	// Mask are the sensitive selectors (internal/sensitive).
+	Mask []string `json:"mask,omitempty"`
 }
 
 type walkResult struct {

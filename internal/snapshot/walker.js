@@ -21,6 +21,12 @@ function gasolineSnapshot(opts) {
   const maxName = opts.maxName || 100;
   const maxText = opts.maxText || 200;
   const maxOptions = 25;
+  // Sensitive elements (internal/sensitive): a form control keeps its role,
+  // name and ref with its value as ••••; any other element reads as ••••,
+  // nothing of what it holds walked.
+  const secret = gasolineSecretTest(opts.mask);
+  const MASKED = '••••';
+  const CONTROLS = new Set(['input', 'textarea', 'select']);
   const SKIP = new Set(['script', 'style', 'template', 'noscript', 'head', 'meta', 'link', 'title', 'base']);
   const INTERACTIVE = new Set([
     'button', 'link', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox', 'option',
@@ -192,10 +198,10 @@ function gasolineSnapshot(opts) {
     return s;
   }
 
-  function value(el, tag, role) {
-    if (tag === 'select') return [...el.selectedOptions].map((o) => norm(o.text)).join(', ');
+  function value(el, tag, role, masked) {
+    if (tag === 'select') return masked ? (el.selectedOptions.length ? MASKED : '') : [...el.selectedOptions].map((o) => norm(o.text)).join(', ');
     if (tag === 'textarea' || (tag === 'input' && (role === 'textbox' || role === 'searchbox' || role === 'combobox' || role === 'slider' || role === 'spinbutton'))) {
-      return el.type === 'password' ? (el.value ? '••••' : '') : norm(el.value || '');
+      return masked || el.type === 'password' ? (el.value ? MASKED : '') : norm(el.value || '');
     }
     return '';
   }
@@ -270,6 +276,11 @@ function gasolineSnapshot(opts) {
     const visibility = cs.visibility;
     const v = V.enter(n, cs, ctx.v, display, visibility);
     const shown = visibility === 'visible';
+    const masked = ctx.secret || secret(n);
+    if (masked && !CONTROLS.has(tag)) {
+      if (shown) pushText(into, ' ' + MASKED + ' ');
+      return;
+    }
     let role = shown ? roleOf(n, tag, has) : '';
     if (role === null) return;
     const tabbable = has && n.hasAttribute('tabindex') && n.tabIndex >= 0;
@@ -284,7 +295,7 @@ function gasolineSnapshot(opts) {
       if (block) pushText(into, ' ');
       return;
     }
-    const node = { role, name: clip(authorName(n, tag, role), maxName), attrs: states(n, tag, role), ref: 0, text: '', kids: [], el: n };
+    const node = { role, name: clip(authorName(n, tag, role), maxName), attrs: states(n, tag, role), ref: 0, text: '', kids: [], el: n, masked };
     node.act = (INTERACTIVE.has(role) && !(role === 'option' && tag === 'option')) || focusable || tabbable;
     const frame = tag === 'iframe' || tag === 'frame';
     const h0 = hidden;
@@ -295,7 +306,9 @@ function gasolineSnapshot(opts) {
     }
     const ctl = node.act && FROM_CONTENT.has(role) ? { left: V.NAME_CAP } : ctx.ctl;
     const kctx = { ...ctx, dropText: false, cs, v, ctl };
-    if (tag === 'select') selectOptions(n, node);
+    if (tag === 'select') {
+      if (!masked) selectOptions(n, node);
+    }
     else if (frame) {
       let doc = null;
       try {
@@ -331,7 +344,7 @@ function gasolineSnapshot(opts) {
       if (typeof k !== 'string') kids.push(k);
       else if (norm(k)) kids.push(k);
     }
-    const v = value(el, tag, node.role);
+    const v = value(el, tag, node.role, node.masked);
     if (v) node.text = clip(v, maxName);
     if (FROM_CONTENT.has(node.role)) {
       const fromKids = !node.name;
@@ -360,7 +373,8 @@ function gasolineSnapshot(opts) {
     walkKids(root, top, { cs: getComputedStyle(root), v: V.context(root) });
   } else {
     const up = V.parentOf(root);
-    visit(root, top, { cs: getComputedStyle(up || document.documentElement), v: up ? V.context(up) : V.root(document) });
+    // A subtree inside a sensitive element is as sensitive.
+    visit(root, top, { cs: getComputedStyle(up || document.documentElement), v: up ? V.context(up) : V.root(document), secret: !!up && gasolineSecret(up, opts.mask) });
   }
   const out = [];
   let count = 0;

@@ -442,8 +442,9 @@
   // unseen. Unseen text inside a control (a visually-hidden label in a
   // button or link) stays, up to NAME_CAP characters per control: it is
   // the control's accessible name. A limit stops reading once that many
-  // characters are in (names, descriptions).
-  function text(el, limit) {
+  // characters are in (names, descriptions). secret (optional) tells a
+  // sensitive element (internal/sensitive), which reads •••• whole.
+  function text(el, limit, secret) {
     begin();
     let out = '';
     let brk = false;
@@ -478,6 +479,10 @@
       if (disp === 'none') return;
       if (tag === 'textarea' || tag === 'input') return; // their text is a value (get_value), drawn in their own box
       const ctx = enter(e, cs, pctx, disp);
+      if (secret && secret(e)) {
+        if (!boxHidden(e, cs, ctx)) put(' •••• ', false);
+        return;
+      }
       if (tag === 'select') {
         const shown = [...e.selectedOptions].map((o) => o.text).join(', '); // what the closed list shows
         if (!shown.trim()) return;
