@@ -26,7 +26,7 @@ func TestE2ESensitiveEverywhere(t *testing.T) {
 	r := startRelay(t, ChainOptions{})
 	a := r.client(t, "sensitive-e2e")
 	tab := a.newTab(r.url("pages/secrets/fields.html"))
-	secrets := []string{"pw-secret-1", "737", "914202", "note-secret-2", "Gold plan", "98,765", "secret-3", "shadow-secret-4", "cell-secret-5"}
+	secrets := []string{"pw-secret-1", "737", "914202", "note-secret-2", "Gold plan", "98,765", "secret-3", "shadow-secret-4", "cell-secret-5", "secret-6"}
 	none := func(where, text string) {
 		t.Helper()
 		for _, s := range secrets {
@@ -57,9 +57,10 @@ func TestE2ESensitiveEverywhere(t *testing.T) {
 		none("get_value "+sel, all(v))
 	}
 	require.Equal(t, "Ada Lovelace", a.act("get_value", map[string]any{"selector": "#name", "tab_id": tab}).Data["value"])
-	for _, sel := range []string{"#balance", "#private"} {
+	for _, sel := range []string{"#balance", "#private", ".wallet > p"} {
 		v := a.act("get_text", map[string]any{"selector": sel, "tab_id": tab})
 		require.Equal(t, "••••", v.Data["value"], "get_text %s: %s", sel, v.Text)
+		none("get_text "+sel, all(v)) // its description too
 	}
 	body := a.act("get_text", map[string]any{"selector": "body", "tab_id": tab})
 	none("get_text body", all(body))
