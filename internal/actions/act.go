@@ -82,6 +82,7 @@ func (e *Engine) run(ctx context.Context, tab int, action string, o runOpts, fn 
 	mask, err := sensitive.Of(e.cfg.Secrets)
 	if err == nil {
 		a.mask = mask
+		a.syncMask()
 		err = a.do(ctx, o, fn)
 	}
 	a.res.ElapsedMS = ms(time.Since(start))

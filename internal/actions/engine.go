@@ -70,6 +70,7 @@ type tabState struct {
 	mu        sync.Mutex
 	worlds    map[worldKey]runtime.ExecutionContextID
 	mainFrame map[string]cdproto.FrameID // session → its root frame
+	maskKey   string                     // the sensitive selectors the cached worlds were given
 
 	cursor  uint64     // capture timeline cursor: entries already reported
 	dialog  DialogInfo // without capture: a dialog an action saw open (Open), until handled

@@ -88,11 +88,8 @@
       v = v.slice(0, max);
       truncated = true;
     }
-    const secret = gasolineSecret(el, mask);
-    // A sensitive element is described by its tag and id or class, never
-    // by its text (internal/sensitive).
-    const desc = secret && !el.labels?.length ? el.localName + (el.id ? ` "${el.id}"` : typeof el.className === 'string' && el.className.trim() ? ` "${el.className.trim().split(/\s+/)[0]}"` : '') : describe(el);
-    return { value: v, truncated, desc, type: el.type || '', dropped, secret };
+    G.setMask(mask);
+    return { value: v, truncated, desc: describe(el), type: el.type || '', dropped, secret: gasolineSecret(el, mask) };
   }
 
   // waitFor resolves when cond() holds: checked now, on every DOM mutation

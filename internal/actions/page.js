@@ -8,6 +8,16 @@
 (() => {
   if (globalThis.__gasolineActions) return;
   const V = globalThis.__gasolineVisible;
+  // The sensitive selectors of this world (internal/sensitive), set by the
+  // daemon when it installs the helpers and when the policy changes: a
+  // sensitive element is described by its tag and id or class, never by
+  // its text or a name taken from it, and text read to name or describe
+  // anything reads •••• where a sensitive element sits.
+  let secret = () => false;
+  function setMask(sels) {
+    secret = gasolineSecretTest(sels);
+  }
+
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
   const clip = (s, n) => (s.length > n ? s.slice(0, n - 1).trimEnd() + '…' : s);
   const fail = (code, message) => {
@@ -111,7 +121,7 @@
     if (tag === 'img') return el.getAttribute('alt') || el.getAttribute('title') || '';
     if (tag === 'fieldset') return norm(el.querySelector(':scope > legend')?.textContent);
     if (tag === 'iframe') return el.getAttribute('title') || el.getAttribute('name') || '';
-    if (FROM_CONTENT.has(role || roleOf(el))) return norm(V.text(el, 400).text) || el.getAttribute('title') || '';
+    if (FROM_CONTENT.has(role || roleOf(el))) return norm(V.text(el, 400, secret).text) || el.getAttribute('title') || '';
     return el.getAttribute('title') || '';
   }
 
@@ -119,12 +129,16 @@
   // generic element its tag with an id, a class or its text.
   function describe(el) {
     if (!el || el.nodeType !== 1) return el && el.nodeType === 9 ? 'document' : 'nothing';
+    if (gasolineSecretIn(el, secret) && !el.labels?.length) {
+      const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/)[0] : '';
+      return el.localName + (el.id ? ` "${clip(el.id, 40)}"` : cls ? ` "${clip(cls, 40)}"` : '');
+    }
     const role = roleOf(el);
     const name = clip(norm(nameOf(el, role)), 60);
     if (role && role !== 'paragraph' && role !== 'listitem' && role !== 'cell') return name ? `${role} "${name}"` : role;
     const id = el.id ? el.id : typeof el.className === 'string' ? el.className.trim().split(/\s+/)[0] : '';
     if (id) return `${el.localName} "${clip(id, 40)}"`;
-    const text = clip(norm(V.text(el, 80).text), 40);
+    const text = clip(norm(V.text(el, 80, secret).text), 40);
     return el.localName + (text ? ` "${text}"` : '');
   }
 
@@ -328,5 +342,5 @@
     return d;
   }
 
-  globalThis.__gasolineActions = { all, contains, describe, find, frame, hit, labelOf, nameOf, prepare, query, roleOf, visible, editable, norm, clip, fail };
+  globalThis.__gasolineActions = { all, contains, describe, find, frame, hit, labelOf, nameOf, prepare, query, roleOf, visible, editable, norm, clip, fail, setMask };
 })();

@@ -112,6 +112,6 @@ func (a *act) refCall(ctx context.Context, ref, fn string, mode resultMode, args
 
 // install puts the page helpers in a world that lacks them.
 func (a *act) install(ctx context.Context, s cdproto.Session, ec runtime.ExecutionContextID) error {
-	_, err := call(ctx, s, jsCall{fn: "function () {" + sensitive.JS + ";\n" + pageJS + ";\n" + formsJS + "}", context: ec}, byValue)
+	_, err := call(ctx, s, jsCall{fn: "function () {" + sensitive.JS + ";\n" + pageJS + ";\n" + formsJS + a.setMaskJS() + "}", context: ec}, byValue)
 	return err
 }

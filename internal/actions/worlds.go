@@ -98,7 +98,7 @@ func (a *act) world(ctx context.Context, sid string, frame cdproto.FrameID) (run
 		}
 		return 0, "", fmt.Errorf("creating the isolated world: %w", err)
 	}
-	res, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: helpersJS, ContextID: w.ExecutionContextID, Silent: &no})
+	res, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: helpersJS + a.setMaskJS(), ContextID: w.ExecutionContextID, Silent: &no})
 	if err != nil {
 		return 0, "", fmt.Errorf("installing the page helpers: %w", err)
 	}
@@ -109,6 +109,26 @@ func (a *act) world(ctx context.Context, sid string, frame cdproto.FrameID) (run
 	a.t.worlds[k] = w.ExecutionContextID
 	a.t.mu.Unlock()
 	return w.ExecutionContextID, frame, nil
+}
+
+// setMaskJS is the statement that gives a world's helpers the sensitive
+// selectors (internal/sensitive) their descriptions honour.
+func (a *act) setMaskJS() string {
+	b, _ := json.Marshal(a.mask)
+	return ";\nglobalThis.__gasolineActions.setMask(" + string(b) + ");"
+}
+
+// syncMask drops the tab's cached worlds when the sensitive selectors
+// changed since they were installed (the redaction policy was edited), so
+// the next call installs the new ones with the helpers.
+func (a *act) syncMask() {
+	key := strings.Join(a.mask, "\x00")
+	a.t.mu.Lock()
+	defer a.t.mu.Unlock()
+	if a.t.maskKey != key {
+		clear(a.t.worlds)
+		a.t.maskKey = key
+	}
 }
 
 // forgetAll drops every cached world of the tab.

@@ -16,9 +16,9 @@ import (
 // and one-time-code fields, data-gasoline-mask and the policy's
 // mask_selectors, in the document and in an open shadow root — reads
 // •••• through every text path too: the snapshot (fields keep their role,
-// name and ref), get_value, get_text, get_attribute value, analyze dom and
-// data_table; typing into one does not echo its value. Ordinary content
-// stays readable.
+// name and ref), get_value, get_text, get_attribute value, query and an
+// action's description of its target, analyze dom and data_table; typing
+// into one does not echo its value. Ordinary content stays readable.
 func TestE2ESensitiveEverywhere(t *testing.T) {
 	pol := filepath.Join(t.TempDir(), "redaction.json")
 	require.NoError(t, os.WriteFile(pol, []byte(`{"version":"sensitive-test/1","mask_selectors":[".private-note"]}`), 0o600))
@@ -62,6 +62,11 @@ func TestE2ESensitiveEverywhere(t *testing.T) {
 		require.Equal(t, "••••", v.Data["value"], "get_text %s: %s", sel, v.Text)
 		none("get_text "+sel, all(v)) // its description too
 	}
+	q := a.act("query", map[string]any{"selector": "p", "tab_id": tab})
+	none("query", all(q)) // the elements it lists are described, not quoted
+	require.Contains(t, q.Text, `p "public"`)
+	hover := a.act("hover", map[string]any{"selector": ".wallet > p", "tab_id": tab})
+	none("hover", all(hover))
 	body := a.act("get_text", map[string]any{"selector": "body", "tab_id": tab})
 	none("get_text body", all(body))
 	require.Contains(t, all(body), "Public paragraph")
