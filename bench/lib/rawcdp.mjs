@@ -153,9 +153,11 @@ function client(b) {
 // The work Gasoline's screenshot does, in raw CDP: the agent's tab is a
 // background tab, held painting with a screencast for the capture, with
 // the mask over sensitive fields installed before and checked and removed
-// after (observe/screenshot.go's selectors and rule).
+// after (internal/sensitive's selectors, observe/screenshot.go's rule).
 const MASK_SELECTORS = [
   'input[type=password i]',
+  'input[autocomplete*=password i]',
+  'input[autocomplete~=one-time-code i]',
   'input[autocomplete^="cc-" i]',
   'input[autocomplete*=" cc-" i]',
   'input[name*=card i]',
