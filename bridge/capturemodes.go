@@ -15,7 +15,7 @@ import (
 // session export and wraps the interact modes).
 func (s *Server) registerCaptureModes(m *mcpserver.Server) {
 	b := s.browser
-	b.actions = recorder.New(recorder.Config{Store: b.store, Tabs: b.tabs, Export: s.agentSide.gen.Recorder(), Logger: s.log})
+	b.actions = recorder.New(recorder.Config{Store: b.store, Tabs: b.tabs, Export: s.agentSide.gen.Recorder(), Secrets: s.safe.MaskSelectors, Logger: s.log})
 	b.actions.Register(m)
 	buffers.Register(m, buffers.Config{Store: b.store, Tabs: b.tabs.Registry()})
 	notes.Register(m, notes.Config{Store: notes.Open(s.cfg.Dir), Redact: s.safe.Egress().Text})

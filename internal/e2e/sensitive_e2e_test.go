@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -18,7 +19,8 @@ import (
 // •••• through every text path too: the snapshot (fields keep their role,
 // name and ref), get_value, get_text, get_attribute value, query and an
 // action's description of its target, analyze dom and data_table; typing
-// into one does not echo its value. Ordinary content stays readable.
+// into one does not echo its value, and the action recorder records what
+// the user types into one as masked. Ordinary content stays readable.
 func TestE2ESensitiveEverywhere(t *testing.T) {
 	pol := filepath.Join(t.TempDir(), "redaction.json")
 	require.NoError(t, os.WriteFile(pol, []byte(`{"version":"sensitive-test/1","mask_selectors":[".private-note"]}`), 0o600))
@@ -80,6 +82,30 @@ func TestE2ESensitiveEverywhere(t *testing.T) {
 	table := a.analyze("data_table", map[string]any{"selector": "#orders", "tab_id": tab})
 	none("analyze data_table", all(table))
 	require.Contains(t, all(table), "Widget")
+
+	// What the user types by hand into a policy-masked field, and a
+	// payment field's code, are recorded as masked.
+	h := r.hand(t, tab)
+	h.click("#note")
+	h.typeText("typed-secret-7")
+	h.click("#public")
+	acts := a.until("actions", map[string]any{"tab_id": tab}, 30*time.Second, func(x answer) bool {
+		for _, e := range actionsOf(t, x) {
+			if e.Selector == "#note" && e.Type == "type" {
+				return true
+			}
+		}
+		return false
+	})
+	var noted act
+	for _, e := range actionsOf(t, acts) {
+		if e.Selector == "#note" && e.Type == "type" {
+			noted = e
+		}
+	}
+	require.Equal(t, "sensitive", noted.Masked, acts.Text)
+	require.Empty(t, noted.Value)
+	require.NotContains(t, all(acts), "typed-secret-7")
 
 	typed := a.act("type", map[string]any{"ref": cvvRef, "text": "4242", "clear": true, "tab_id": tab})
 	require.NotContains(t, all(typed), "4242", "typing into a sensitive field does not echo it: %s", typed.Text)

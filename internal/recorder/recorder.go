@@ -18,6 +18,7 @@ import (
 	"context"
 	"crypto/rand"
 	_ "embed"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -35,14 +36,34 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/export"
+	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 )
 
 //go:embed recorder.js
 var script string
 
-// placeholder is the binding's name in recorder.js, replaced per install.
-const placeholder = "__GASOLINE_BINDING__"
+// placeholder is the binding's name in recorder.js, replaced per install;
+// maskPlaceholder the sensitive selectors (base64 JSON).
+const (
+	placeholder     = "__GASOLINE_BINDING__"
+	maskPlaceholder = "__GASOLINE_MASK__"
+)
+
+// source is the recorder for binding name, with the sensitive selectors in
+// force. When the redaction policy is not usable it masks every value (the
+// selector "*"): nothing typed is recorded in the clear.
+func (r *Recorder) source(name string) string {
+	mask, err := sensitive.Of(r.cfg.Secrets)
+	if err != nil {
+		r.cfg.Logger.Warn("the redaction policy is not usable: the action recorder masks every value", "err", err)
+		mask = []string{"*"}
+	}
+	b, _ := json.Marshal(mask)
+	src := strings.Replace(script, placeholder, name, 1)
+	src = strings.Replace(src, maskPlaceholder, base64.StdEncoding.EncodeToString(b), 1)
+	return sensitive.JS + ";\n" + src
+}
 
 // Config configures a Recorder. Store and Tabs are required.
 type Config struct {
@@ -51,8 +72,12 @@ type Config struct {
 	// Export receives the user's actions while a session records; nil
 	// refuses recording_start (observe actions still works).
 	Export *export.Recorder
-	Logger *slog.Logger
-	Now    func() time.Time // default time.Now
+	// Secrets adds the redaction policy's mask selectors to the built-in
+	// sensitive ones (internal/sensitive): values typed or chosen in those
+	// elements are recorded as masked. They are read at each install.
+	Secrets sensitive.Func
+	Logger  *slog.Logger
+	Now     func() time.Time // default time.Now
 }
 
 // Recorder turns the in-page recorder's reports into capture entries and
@@ -136,7 +161,7 @@ func (r *Recorder) Install(ctx context.Context, s *cdp.Session) error {
 	}
 	yes := true
 	res, err := cdproto.Call(ctx, s, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
-		Source: strings.Replace(script, placeholder, name, 1), WorldName: name, RunImmediately: &yes})
+		Source: r.source(name), WorldName: name, RunImmediately: &yes})
 	if err != nil {
 		return fmt.Errorf("installing the action recorder (Page.addScriptToEvaluateOnNewDocument): %w", err)
 	}

@@ -5,8 +5,9 @@
 // (Runtime.addBinding, exposed to this world only) is deleted from its
 // global before any page script runs. Only trusted input is recorded
 // (event.isTrusted; a form change also needs the page's transient user
-// activation), so the page cannot forge actions. Values of password and
-// payment-card fields never leave the page: they are reported as masked.
+// activation), so the page cannot forge actions. Values of sensitive
+// elements (internal/sensitive), password and payment-card fields never
+// leave the page: they are reported as masked.
 (() => {
   const BINDING = '__GASOLINE_BINDING__';
   const send = globalThis[BINDING];
@@ -16,6 +17,15 @@
   } catch {
     // non-configurable: the binding stays, still only in this world
   }
+  // The sensitive selectors (internal/sensitive: built in plus the
+  // redaction policy's mask_selectors), base64 JSON put in at install.
+  const MASK = JSON.parse(
+    new TextDecoder().decode(
+      Uint8Array.from(atob('__GASOLINE_MASK__'), (c) => c.charCodeAt(0)),
+    ),
+  );
+  const maskTest = gasolineSecretTest(MASK);
+  const sensitive = (el) => gasolineSecretIn(el, maskTest);
   const top = window === window.top;
   const MAX_VALUE = 4096;
   const MAX_NAME = 120;
@@ -88,7 +98,7 @@
     if (!n && (el.localName === 'img' || el.localName === 'area'))
       n = norm(el.alt);
     if (!n && !textField(el) && el.localName !== 'select')
-      n = norm(el.textContent);
+      n = sensitive(el) ? '••••' : norm(el.textContent);
     if (!n)
       n = norm(el.getAttribute('placeholder') || el.getAttribute('title'));
     return n;
@@ -208,7 +218,9 @@
     return sum % 10 === 0;
   };
 
-  // secret names why a field's value is never reported: password or card.
+  // secret names why a field's value is never reported: a password or a
+  // card (this recorder's heuristics, wider than internal/sensitive's), or
+  // any other sensitive element.
   const secret = (el, value) => {
     const type = (el.type || '').toLowerCase();
     const ac = (el.getAttribute('autocomplete') || '').toLowerCase();
@@ -238,7 +250,8 @@
     ) {
       return 'card';
     }
-    return luhn(value) ? 'card' : '';
+    if (luhn(value)) return 'card';
+    return sensitive(el) ? 'sensitive' : '';
   };
 
   // --- recording ----------------------------------------------------------
@@ -305,10 +318,12 @@
       if (el instanceof HTMLSelectElement) {
         flush();
         const values = [...el.selectedOptions].map((o) => o.value);
+        const masked = sensitive(el);
         post({
           t: 'select',
           ...target(el),
-          value: el.multiple ? JSON.stringify(values) : el.value,
+          value: masked ? '' : el.multiple ? JSON.stringify(values) : el.value,
+          ...(masked ? { masked: 'sensitive' } : {}),
         });
       } else if (input(el) && (el.type === 'checkbox' || el.type === 'radio')) {
         flush();

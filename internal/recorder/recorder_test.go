@@ -2,7 +2,9 @@ package recorder
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/export"
+	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 )
 
@@ -95,14 +98,30 @@ func TestEventStoresCurrentBindingOnly(t *testing.T) {
 	assert.Equal(t, uint64(4), f.r.Dropped(), "the stale binding, the unknown type, the malformed payload, a tab never installed")
 }
 
+func TestSourceCarriesTheSensitiveSelectors(t *testing.T) {
+	r := New(Config{Secrets: func() ([]string, error) { return []string{".private-note"}, nil }})
+	src := r.source("__gasoline_actions_x")
+	require.Contains(t, src, "function gasolineSecretTest", "the shared test comes with it")
+	require.NotContains(t, src, placeholder)
+	require.NotContains(t, src, maskPlaceholder)
+	b, _ := json.Marshal(append(append([]string(nil), sensitive.Builtin...), ".private-note"))
+	require.Contains(t, src, base64.StdEncoding.EncodeToString(b))
+
+	broken := New(Config{Secrets: func() ([]string, error) { return nil, errors.New("bad policy") }})
+	require.Contains(t, broken.source("n"), base64.StdEncoding.EncodeToString([]byte(`["*"]`)), "an unusable policy masks every value")
+}
+
 func TestMaskedValuesAreNeverKept(t *testing.T) {
 	f := newFixture(t)
 	f.report(binding, map[string]any{"t": "type", "selector": "#pw", "value": "hunter2", "masked": "password"})
 	f.report(binding, map[string]any{"t": "type", "selector": "#x", "value": "v", "masked": "other"})
+	f.report(binding, map[string]any{"t": "select", "selector": "#plan", "value": "gold", "masked": "sensitive"})
 	got := f.actions()
-	require.Len(t, got, 1)
+	require.Len(t, got, 2)
 	assert.Empty(t, got[0].Value, "a page that sends a masked value anyway")
 	assert.Equal(t, "password", got[0].Masked)
+	assert.Empty(t, got[1].Value, "a sensitive element's choice")
+	assert.Equal(t, "sensitive", got[1].Masked)
 	f.r.recs[sid] = &recording{name: "r"}
 	f.report(binding, map[string]any{"t": "type", "selector": "#card", "masked": "card"})
 	acts, _, _ := f.exp.Snapshot(sid)

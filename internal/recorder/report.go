@@ -48,7 +48,7 @@ func parseReport(payload string) (report, error) {
 	}
 	switch rep.Masked {
 	case "":
-	case "password", "card":
+	case "password", "card", "sensitive":
 		rep.Value = "" // never kept, whatever the page sent
 	default:
 		return rep, fmt.Errorf("%w: masked %q", errReport, rep.Masked)

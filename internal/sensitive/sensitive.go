@@ -63,7 +63,7 @@ func Of(f Func) ([]string, error) {
 const JS = `function gasolineSecretTest(sels) {
   const ok = [];
   for (const s of sels || []) {
-    try { document.documentElement.matches(s); ok.push(s); } catch {}
+    try { document.createDocumentFragment().querySelector(s); ok.push(s); } catch {} // throws on a selector the browser rejects; works before the document has an element
   }
   const all = ok.join(',');
   return all ? (el) => !!el && el.nodeType === 1 && el.matches(all) : () => false;
