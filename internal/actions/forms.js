@@ -19,6 +19,7 @@
   // mask}: mask the sensitive selectors (internal/sensitive).
   function focusForTyping(el, o) {
     const clear = !!o?.clear;
+    if (o?.mask) G.setMask(o.mask);
     if (!G.editable(el)) fail('not_editable', `${describe(el)} does not take typed text; click it, or target its input`);
     if (el.disabled) fail('disabled', `${describe(el)} is disabled`);
     el.focus({ preventScroll: false });
@@ -40,7 +41,7 @@
         el.setSelectionRange(n, n);
       } catch {} // email and number inputs have no selection API
     }
-    return { before: value(el), multiline: el.localName === 'textarea' || el.isContentEditable, desc: describe(el), secret: el.type === 'password' || gasolineSecret(el, o?.mask) };
+    return { before: value(el), multiline: el.localName === 'textarea' || el.isContentEditable, desc: describe(el), secret: el.type === 'password' || G.isSecret(el) };
   }
 
   // selectOption chooses an option of a native select by value, then by
@@ -78,9 +79,10 @@
   // read reads an element's text (what a person sees: dropped counts the
   // unseen text runs left out), value or attribute.
   function read(el, what, name, max, mask) {
+    G.setMask(mask);
     let v;
     let dropped = 0;
-    if (what === 'text') ({ text: v, dropped } = globalThis.__gasolineVisible.text(el, 0, gasolineSecretTest(mask)));
+    if (what === 'text') ({ text: v, dropped } = globalThis.__gasolineVisible.text(el, 0, G.secretSelf));
     else if (what === 'value') v = value(el);
     else v = el.getAttribute(name);
     let truncated = false;
@@ -88,8 +90,7 @@
       v = v.slice(0, max);
       truncated = true;
     }
-    G.setMask(mask);
-    return { value: v, truncated, desc: describe(el), type: el.type || '', dropped, secret: gasolineSecret(el, mask) };
+    return { value: v, truncated, desc: describe(el), type: el.type || '', dropped, secret: G.isSecret(el) };
   }
 
   // waitFor resolves when cond() holds: checked now, on every DOM mutation

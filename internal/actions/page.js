@@ -17,6 +17,8 @@
   function setMask(sels) {
     secret = gasolineSecretTest(sels);
   }
+  const isSecret = (el) => gasolineSecretIn(el, secret); // el or an element it sits in
+  const secretSelf = (el) => secret(el); // el itself, for walks that stop there
 
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
   const clip = (s, n) => (s.length > n ? s.slice(0, n - 1).trimEnd() + '…' : s);
@@ -129,7 +131,7 @@
   // generic element its tag with an id, a class or its text.
   function describe(el) {
     if (!el || el.nodeType !== 1) return el && el.nodeType === 9 ? 'document' : 'nothing';
-    if (gasolineSecretIn(el, secret) && !el.labels?.length) {
+    if (isSecret(el) && !el.labels?.length) {
       const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/)[0] : '';
       return el.localName + (el.id ? ` "${clip(el.id, 40)}"` : cls ? ` "${clip(cls, 40)}"` : '');
     }
@@ -342,5 +344,5 @@
     return d;
   }
 
-  globalThis.__gasolineActions = { all, contains, describe, find, frame, hit, labelOf, nameOf, prepare, query, roleOf, visible, editable, norm, clip, fail, setMask };
+  globalThis.__gasolineActions = { all, contains, describe, find, frame, hit, labelOf, nameOf, prepare, query, roleOf, visible, editable, norm, clip, fail, setMask, isSecret, secretSelf };
 })();

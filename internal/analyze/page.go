@@ -59,7 +59,7 @@ type tabPage struct {
 	frame  cdproto.FrameID // the main frame
 	ec     runtime.ExecutionContextID
 	unlock func()
-	mask   []string // sensitive selectors (internal/sensitive), the scripts' second argument
+	mask   []byte // the sensitive selectors (internal/sensitive) as JSON: the scripts' second argument
 }
 
 // open resolves the call's tab, refuses one a dialog blocks, takes its
@@ -83,7 +83,12 @@ func (a *Analyzer) open(ctx context.Context, c *mcpserver.Call) (*tabPage, error
 		unlock()
 		return nil, err
 	}
-	p := &tabPage{s: s, tab: tab, unlock: unlock, mask: mask}
+	maskArg, err := jsonv2.Marshal(mask)
+	if err != nil {
+		unlock()
+		return nil, fmt.Errorf("analyze: encoding the sensitive selectors: %w", err)
+	}
+	p := &tabPage{s: s, tab: tab, unlock: unlock, mask: maskArg}
 	if err := p.world(ctx); err != nil {
 		unlock()
 		return nil, tabs.ToolError(err)
@@ -132,13 +137,9 @@ func (p *tabPage) call(ctx context.Context, fn string, arg, out any) error {
 	if err != nil {
 		return fmt.Errorf("analyze: encoding a script argument: %w", err)
 	}
-	m, err := jsonv2.Marshal(p.mask)
-	if err != nil {
-		return fmt.Errorf("analyze: encoding the sensitive selectors: %w", err)
-	}
 	yes := true
 	res, err := cdproto.Call(ctx, p.s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: fn, ExecutionContextID: p.ec, Arguments: []*runtime.CallArgument{{Value: jsonv2.Value(b)}, {Value: jsonv2.Value(m)}},
+		FunctionDeclaration: fn, ExecutionContextID: p.ec, Arguments: []*runtime.CallArgument{{Value: jsonv2.Value(b)}, {Value: jsonv2.Value(p.mask)}},
 		ReturnByValue: &yes, AwaitPromise: &yes, Silent: &yes})
 	if err != nil {
 		if gone(err) {

@@ -149,15 +149,7 @@ func TestE2EScreenshotMasks(t *testing.T) {
 	shot := a.ok("observe", map[string]any{"what": "screenshot", "tab_id": tab})
 	require.Equal(t, true, shot.Data["masked"])
 	require.EqualValues(t, 3, shot.Data["masked_elements"], "card, password and the policy's selector: %v", shot.Data)
-	var img image.Image
-	for _, ct := range shot.Raw.Content {
-		if ic, ok := ct.(*mcp.ImageContent); ok {
-			var err error
-			img, err = png.Decode(bytes.NewReader(ic.Data))
-			require.NoError(t, err)
-		}
-	}
-	require.NotNil(t, img, "the screenshot is inline")
+	img := inlinePNG(t, shot)
 
 	yes := true
 	for id, masked := range map[string]bool{"card": true, "pass": true, "note": true, "plain": false} {
@@ -219,15 +211,7 @@ func TestE2EScreenshotMasksEveryDocument(t *testing.T) {
 	require.EqualValues(t, 4, shot.Data["masked_elements"], "the shadow root's and the same-origin frame's password fields, the cross-site frame's card and password: %v", shot.Data)
 	require.EqualValues(t, 1, shot.Data["masked_frames"], "the same-site frame on another port: %v", shot.Data)
 	require.Contains(t, shot.Text, "1 cross-origin frame(s) painted black")
-	var img image.Image
-	for _, ct := range shot.Raw.Content {
-		if ic, ok := ct.(*mcp.ImageContent); ok {
-			var err error
-			img, err = png.Decode(bytes.NewReader(ic.Data))
-			require.NoError(t, err)
-		}
-	}
-	require.NotNil(t, img, "the screenshot is inline")
+	img := inlinePNG(t, shot)
 
 	// card-frame.html puts its fields 300x40 at y = 0, 50 and 100.
 	const box = `((r, dx, dy, w, h) => [r.left + dx, r.top + dy, r.left + dx + (w ?? r.width), r.top + dy + (h ?? r.height), devicePixelRatio])`
@@ -262,6 +246,21 @@ func TestE2EScreenshotMasksEveryDocument(t *testing.T) {
 	  n += document.getElementById('same').contentDocument.querySelectorAll('#__gasoline_mask').length;
 	  return n; })()`, &left)
 	require.Zero(t, left, "the mask is gone from every document afterwards")
+}
+
+// inlinePNG decodes a screenshot answer's inline PNG image.
+func inlinePNG(t *testing.T, shot answer) image.Image {
+	t.Helper()
+	var img image.Image
+	for _, ct := range shot.Raw.Content {
+		if ic, ok := ct.(*mcp.ImageContent); ok {
+			var err error
+			img, err = png.Decode(bytes.NewReader(ic.Data))
+			require.NoError(t, err)
+		}
+	}
+	require.NotNil(t, img, "the screenshot is inline")
+	return img
 }
 
 // darkShare is the share of near-black pixels inside box (CSS pixels,

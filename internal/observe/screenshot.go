@@ -63,52 +63,59 @@ const maskRule = `{filter:brightness(0) !important;color:#000 !important;-webkit
 // cross-origin frame in the page's process) is marked with the token and
 // painted black whole. It reports the tab's visibility, how many elements
 // the mask covers and how many frames it blacked out.
-const maskOn = `((sels, rule, token) => {
+const maskOn = `((sels, rule, token) => {` + maskWalk + `
   const css = sels.map((x) => x + rule).concat('[data-gasoline-opaque="' + token + '"]' + rule).join('\n');
   const hit = new Set(); let frames = 0;
-  const visit = (root) => {
+  walk((root) => {
     root.querySelectorAll('style#__gasoline_mask').forEach((x) => x.remove());
     const s = (root.ownerDocument || root).createElement('style');
     s.id = '__gasoline_mask'; s.dataset.token = token; s.textContent = css;
     (root.head || root.documentElement || root).appendChild(s);
     for (const x of sels) { try { root.querySelectorAll(x).forEach((e) => hit.add(e)); } catch {} }
-    for (const el of root.querySelectorAll('*')) {
-      if (el.shadowRoot) visit(el.shadowRoot);
-      if (!el.contentWindow) continue;
-      let doc = null; try { doc = el.contentDocument; } catch {}
-      if (doc) { visit(doc); continue; }
-      if (el.getAttribute('data-gasoline-inside') === token) continue; // masked in its own session
-      el.setAttribute('data-gasoline-opaque', token); frames++;
-    }
-  };
-  visit(document);
+  }, (el) => {
+    if (el.getAttribute('data-gasoline-inside') === token) return; // masked in its own session
+    el.setAttribute('data-gasoline-opaque', token); frames++;
+  });
   return {visibility: document.visibilityState, count: hit.size, frames};
 })(%s, %q, %q)`
 
 // maskHeld reports whether the mask with token is still where maskOn put
 // it — in every document and shadow root, and on every frame it could not
-// reach, reached the same way — and removes it and the frames' marks. A navigation during the capture
-// (of the tab or of a frame), or a frame or shadow root that appeared
-// since, fails the check.
-const maskHeld = `((token) => {
+// reach, reached the same way — and removes it and the frames' marks. A
+// navigation during the capture (of the tab or of a frame), or a frame or
+// shadow root that appeared since, fails the check.
+const maskHeld = `((token) => {` + maskWalk + `
   let ok = true;
-  const visit = (root) => {
+  walk((root) => {
     const mine = root.querySelectorAll('style#__gasoline_mask');
     if (![...mine].some((x) => x.dataset.token === token)) ok = false;
     mine.forEach((x) => x.remove());
-    for (const el of root.querySelectorAll('*')) {
-      if (el.shadowRoot) visit(el.shadowRoot);
-      if (!el.contentWindow) continue;
-      let doc = null; try { doc = el.contentDocument; } catch {}
-      if (doc) { visit(doc); continue; }
-      const inside = el.getAttribute('data-gasoline-inside') === token;
-      if (!inside && el.getAttribute('data-gasoline-opaque') !== token) ok = false;
-      el.removeAttribute('data-gasoline-opaque'); el.removeAttribute('data-gasoline-inside');
-    }
-  };
-  visit(document);
+  }, (el) => {
+    const inside = el.getAttribute('data-gasoline-inside') === token;
+    if (!inside && el.getAttribute('data-gasoline-opaque') !== token) ok = false;
+    el.removeAttribute('data-gasoline-opaque'); el.removeAttribute('data-gasoline-inside');
+  });
   return ok;
 })(%q)`
+
+// maskWalk declares walk(onRoot, onOpaque), the one walk maskOn and
+// maskHeld share: onRoot for the document, each open shadow root and each
+// same-origin frame's document (recursively, each before what it holds),
+// onOpaque for each frame element whose document it cannot reach.
+const maskWalk = `
+  const walk = (onRoot, onOpaque) => {
+    const visit = (root) => {
+      onRoot(root);
+      for (const el of root.querySelectorAll('*')) {
+        if (el.shadowRoot) visit(el.shadowRoot);
+        if (!el.contentWindow) continue;
+        let doc = null; try { doc = el.contentDocument; } catch {}
+        if (doc) visit(doc);
+        else onOpaque(el);
+      }
+    };
+    visit(document);
+  };`
 
 // maskState is what maskOn reports.
 type maskState struct {
