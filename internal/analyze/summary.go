@@ -12,6 +12,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
+	"github.com/gasoline-mcp/gasoline/internal/visible"
 )
 
 // analyze page_summary: what the page is and what can be done on it, read
@@ -37,6 +38,14 @@ type PageSummary struct {
 	Links       []Control `json:"links"`
 	Counts      Counts    `json:"counts"`
 	Generation  int       `json:"snapshot_generation"`
+	// HiddenDropped counts the text runs and names the snapshot left out
+	// because no person sees them; HiddenReasons says why.
+	HiddenDropped int            `json:"hidden_dropped,omitempty"`
+	HiddenReasons map[string]int `json:"hidden_reasons,omitempty"`
+	// NotVisible names the fields whose page text no person sees on the
+	// page (the description is the page's <meta> tag): page data all the
+	// same, never instructions.
+	NotVisible []string `json:"not_visible,omitempty"`
 }
 
 // Heading is one heading of the outline.
@@ -104,6 +113,10 @@ func (a *Analyzer) pageSummary(ctx context.Context, c *mcpserver.Call) (any, err
 	s.TabID, s.URL, s.Title, s.Description, s.Lang, s.Generation = p.tab, facts.URL, facts.Title, facts.Description, facts.Lang, snap.Generation
 	s.Counts.Forms, s.Counts.PasswordFields, s.Counts.Tables = facts.Forms, facts.Passwords, max(s.Counts.Tables, facts.Tables)
 	s.Kinds = kinds(s)
+	s.HiddenDropped, s.HiddenReasons = snap.Hidden, snap.HiddenWhy
+	if s.Description != "" {
+		s.NotVisible = []string{"description"}
+	}
 	return result(summaryText(s), s)
 }
 
@@ -214,7 +227,7 @@ func summaryText(s *PageSummary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tab %d: %q %s\nkind: %s", s.TabID, s.Title, s.URL, strings.Join(s.Kinds, ", "))
 	if s.Description != "" {
-		fmt.Fprintf(&b, "\ndescription: %s", s.Description)
+		fmt.Fprintf(&b, "\ndescription (%s: the page's <meta name=description>): %s", visible.NotVisible, s.Description)
 	}
 	if s.Heading != "" {
 		fmt.Fprintf(&b, "\nheading: %s", s.Heading)
