@@ -46,7 +46,7 @@
     const attrs = [...el.attributes].map((a) => [a.name, secret && a.name === 'value' && a.value ? '••••' : clip(norm(a.value), opts.max_attr)]);
     const hidden = !visible(el);
     const unseen = attrs.filter(([k, v]) => v && !drawn(el, k, hidden)).map(([k]) => k);
-    emit({ d: depth, tag: el.localName, attrs, ref: refOf(el), hidden, unseen });
+    emit({ d: depth, tag: el.localName, attrs, ref: refOf(el), hidden, not_visible: unseen.length ? unseen : undefined });
     if (SKIP_TEXT.has(el.localName)) return;
     if (secret) {
       // Nothing inside a sensitive element is quoted (internal/sensitive).

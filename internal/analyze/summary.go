@@ -59,6 +59,9 @@ type Control struct {
 	Role string `json:"role"`
 	Name string `json:"name"`
 	Ref  string `json:"ref"`
+	// NameNotVisible: the name comes from text no person sees (a hidden
+	// label or aria-labelledby element).
+	NameNotVisible bool `json:"name_not_visible,omitempty"`
 }
 
 // Counts counts what the page holds.
@@ -126,7 +129,7 @@ func summarize(tree []*snapshot.Node) *PageSummary {
 	s := &PageSummary{Outline: []Heading{}, Landmarks: []string{}, Inputs: []Control{}, Buttons: []Control{}, Links: []Control{}}
 	var visit func(n *snapshot.Node, inMain bool)
 	visit = func(n *snapshot.Node, inMain bool) {
-		ctl := Control{Role: n.Role, Name: n.Name}
+		ctl := Control{Role: n.Role, Name: n.Name, NameNotVisible: slices.Contains(n.Attrs, "name-not-visible")}
 		if n.Ref > 0 {
 			ctl.Ref = "e" + strconv.Itoa(n.Ref)
 		}
@@ -257,7 +260,11 @@ func summaryText(s *PageSummary) string {
 		}
 		var cs []string
 		for _, c := range g.list {
-			cs = append(cs, fmt.Sprintf("%s %q [ref=%s]", c.Role, c.Name, c.Ref))
+			label := ""
+			if c.NameNotVisible {
+				label = " [name " + visible.NotVisible + "]"
+			}
+			cs = append(cs, fmt.Sprintf("%s %q%s [ref=%s]", c.Role, c.Name, label, c.Ref))
 		}
 		fmt.Fprintf(&b, "\ncan %s: %s", g.what, strings.Join(cs, ", "))
 		if g.n > len(g.list) {

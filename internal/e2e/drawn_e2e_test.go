@@ -24,6 +24,10 @@ import (
 
 var drawnPages = []string{"article.html", "product.html"}
 
+// svgText are visible passages drawn as SVG text, which only get_text and
+// analyze dom read.
+var svgText = []string{"zksee23"}
+
 // drawnCorpus reads a corpus page's tokens and techniques from the file.
 func drawnCorpus(t *testing.T, page string) (hide, see, attrs []string, techniques int) {
 	t.Helper()
@@ -98,7 +102,11 @@ func TestE2EDrawnHiddenText(t *testing.T) {
 			reached += len(leaked)
 			assert.Empty(t, leaked, "%s %s: hidden passages reached the agent", page, a.name)
 			if a.must {
-				_, missing := tally(all, see)
+				want := see
+				if a.name != "interact get_text" && a.name != "analyze dom" {
+					want = without(see, svgText...) // the snapshot shows an <svg> as an image, by its name
+				}
+				_, missing := tally(all, want)
 				lost += len(missing)
 				assert.Empty(t, missing, "%s %s: visible passages lost", page, a.name)
 			}
@@ -130,19 +138,28 @@ func TestE2EDrawnAnimatedDialogs(t *testing.T) {
 	x := startInteract(t, "drawn-dialogs")
 	tab := x.newTab(x.PageURL("pages/hidden/dialogs.html"))
 	args := map[string]any{"tab_id": tab}
-	x.act("click", map[string]any{"selector": "#help", "tab_id": tab})
+
+	// A dialog that fades and scales in over 30 s, read while it runs.
 	x.act("click", map[string]any{"selector": "#open-slow", "tab_id": tab})
-	snap := x.observe("snapshot", args)
-	body := x.act("get_text", map[string]any{"selector": ".modal-body", "tab_id": tab})
+	slowSnap := x.observe("snapshot", args)
 	slow := x.act("get_text", map[string]any{"selector": ".slow", "tab_id": tab})
 	running := js[int](x.client, `document.getAnimations().filter((a) => a.playState === 'running').length`, args)
-	require.Positive(t, running, "the slow dialog was still animating after the reads: they were made mid-animation")
-	for _, tok := range []string{"zksee64", "zksee65", "zksee66", "zksee67", "zksee68", "zksee69", "zksee71", "zksee72", "zksee73"} {
-		assert.Contains(t, snap.Page, tok, "the snapshot keeps the dialog's text")
+	require.Positive(t, running, "the dialog was still animating after the reads: they were made mid-animation")
+	for _, tok := range []string{"zksee71", "zksee72", "zksee73"} {
+		assert.Contains(t, slowSnap.Page, tok, "the snapshot keeps the animating dialog's text")
+	}
+	assert.Contains(t, slow.Text, "zksee72 Shift-Enter runs the cell")
+	js[int](x.client, `(() => { document.querySelector('.slow').remove(); return 1; })()`, args)
+
+	// Jupyter's Help ▸ About: Bootstrap's .modal.fade, read right after it opens.
+	x.act("click", map[string]any{"selector": "#help", "tab_id": tab})
+	snap := x.observe("snapshot", args)
+	body := x.act("get_text", map[string]any{"selector": ".modal-body", "tab_id": tab})
+	for _, tok := range []string{"zksee64", "zksee65", "zksee66", "zksee67", "zksee68", "zksee69"} {
+		assert.Contains(t, snap.Page, tok, "the snapshot keeps the About dialog's text")
 	}
 	assert.Contains(t, body.Text, "zksee67 The version of the notebook server is: 6.4.12")
-	assert.Contains(t, slow.Text, "zksee72 Shift-Enter runs the cell")
 	assert.NotContains(t, everything(snap), "zkhide70", "a closed dialog stays out")
-	assert.Regexp(t, `dialog[^\n]*\n[^\n]*heading "zksee64 About Jupyter Notebook"`, snap.Page)
-	t.Logf("dialogs mid-animation (%d running): snapshot hidden_dropped %v", running, snap.Data["hidden_dropped"])
+	assert.Regexp(t, `dialog "zksee64 About Jupyter Notebook"[^\n]*\n(.*\n)*.*heading "zksee64 About Jupyter Notebook"`, snap.Page)
+	t.Logf("dialogs read mid-animation (%d running): hidden_dropped %v and %v", running, slowSnap.Data["hidden_dropped"], snap.Data["hidden_dropped"])
 }
