@@ -46,7 +46,8 @@ func script(body string) func() string {
 	return sync.OnceValue(func() string {
 		return "function (opts, mask) {\nconst MASK = mask || [];\n" + sensitive.JS + "\n" + snapshot.RefOfJS + "\n" + VisibleJS + "\n" + helpersJS +
 			"\nconst __r = (" + body + ")(opts);\n" +
-			"return __r instanceof Promise ? __r.then((v) => Object.assign(v, {hidden_dropped: H.dropped})) : Object.assign(__r, {hidden_dropped: H.dropped});\n}"
+			"const __h = () => ({hidden_dropped: H.dropped, hidden_reasons: H.why});\n" +
+			"return __r instanceof Promise ? __r.then((v) => Object.assign(v, __h())) : Object.assign(__r, __h());\n}"
 	})
 }
 
