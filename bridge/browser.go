@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/analyze"
+	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/interact"
@@ -125,3 +126,10 @@ func (s *Server) Tabs() *tabs.Manager { return s.browser.tabs }
 // Children returns a tab's live child sessions (workers and out-of-process
 // iframes), for tests.
 func (s *Server) Children(tab int) []observe.Child { return s.browser.feed.Children(tab) }
+
+// page is a tab's title and address as the browser reports them, for an
+// approval prompt (gate.Config.Page).
+func (b *browser) page(ctx context.Context, tab int) (approval.Page, error) {
+	t, err := b.tabs.Info(ctx, tab)
+	return approval.Page{Title: t.Title, URL: t.URL}, err
+}
