@@ -152,12 +152,14 @@ func TestGatedCallNeedsApprovalThenRunsOnce(t *testing.T) {
 	require.NotNil(t, terr)
 	require.Contains(t, terr.Message, "other session")
 
-	// The audit log has the calls and decisions, never the arguments.
+	// The audit log has the calls and decisions, and the request in the
+	// words the user was shown (the exact change), not the raw arguments.
 	raw, err := os.ReadFile(safety.AuditPath(s.cfg.Dir))
 	require.NoError(t, err)
 	require.Contains(t, string(raw), `"decision":"approved"`)
 	require.Contains(t, string(raw), `"action":"configure.policy"`)
-	require.NotContains(t, string(raw), `"rules"`, "arguments must not be audited")
+	require.Contains(t, string(raw), `"notes":["adds: Sensitive calls of interact.upload on every site are refused outright`)
+	require.NotContains(t, string(raw), `"timeout_ms"`, "arguments are not audited")
 }
 
 func TestWaitingCallResumesOnApproval(t *testing.T) {
