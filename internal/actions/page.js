@@ -144,6 +144,30 @@
     return el.localName + (text ? ` "${text}"` : '');
   }
 
+  // seen names el for a person deciding whether to let an action on it
+  // run: its role and the text drawn in it, and its accessible name too
+  // when that says something else (an aria-label that hides what the
+  // button shows): button showing "Transfer $5,000" (labelled "Close").
+  // A form control shows its visible label (or placeholder) as its text.
+  function seen(el) {
+    if (!el || el.nodeType !== 1 || isSecret(el)) return describe(el);
+    const role = roleOf(el) || el.localName;
+    const name = clip(norm(nameOf(el, role)), 200);
+    let text;
+    if (el.matches(CONTROLS) && !FROM_CONTENT.has(role)) {
+      const labels = el.labels ? [...el.labels].map((l) => textWithout(l, el)).join(' ') : '';
+      text = norm(labels) || el.getAttribute('placeholder') || '';
+    } else {
+      text = norm(V.text(el, 400, secret).text);
+      if (!text && el.localName === 'input' && ['submit', 'reset', 'button'].includes(el.type)) text = el.value;
+    }
+    text = clip(norm(text), 200);
+    const q = (s) => JSON.stringify(s);
+    if (!text || text.toLowerCase() === name.toLowerCase()) return name ? `${role} ${q(name)}` : describe(el);
+    if (!name) return `${role} showing ${q(text)}`;
+    return `${role} showing ${q(text)} (labelled ${q(name)})`;
+  }
+
   function visible(el) {
     if (!el.isConnected) return false;
     if (el.checkVisibility && !el.checkVisibility({ visibilityProperty: true })) return false;
@@ -344,5 +368,5 @@
     return d;
   }
 
-  globalThis.__gasolineActions = { all, contains, describe, find, frame, hit, labelOf, nameOf, prepare, query, roleOf, visible, editable, norm, clip, fail, setMask, isSecret, secretSelf };
+  globalThis.__gasolineActions = { all, contains, describe, find, frame, hit, labelOf, nameOf, prepare, query, roleOf, seen, visible, editable, norm, clip, fail, setMask, isSecret, secretSelf };
 })();

@@ -21,6 +21,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
+	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 )
 
@@ -75,8 +76,12 @@ func New(cfg Config) *Interact {
 		return c
 	}
 	x.snaps = snapshot.New(snapshot.Config{Session: session, Child: x.children.Lookup, Secrets: cfg.Secrets})
+	protected := []string{cfg.Dir} // Gasoline's state directory, and the OS default one too
+	if d, err := state.DefaultDir(); err == nil {
+		protected = append(protected, d)
+	}
 	x.eng = actions.New(actions.Config{Session: session, Snapshots: x.snaps, Child: x.children.Lookup,
-		Capture: cfg.Capture, Protected: []string{cfg.Dir}, Secrets: cfg.Secrets, Logger: cfg.Logger})
+		Capture: cfg.Capture, Protected: protected, Secrets: cfg.Secrets, Logger: cfg.Logger})
 	return x
 }
 
