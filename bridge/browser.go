@@ -66,7 +66,8 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 	s.links.SetInUse(b.tabs.Registry().InUse) // a browser away keeps its tab ids while sessions hold tabs there
 	b.feed = observe.NewFeed(ctx, observe.FeedConfig{Store: store, Owned: b.tabs.Registry().Owned, CDP: session, Logger: s.log})
 	b.act = interact.New(interact.Config{Tabs: b.tabs, CDP: session, Link: s.links, Capture: store, Dir: s.cfg.Dir,
-		Egress: s.safe.Egress(), Secrets: s.safe.MaskSelectors, Logger: s.log})
+		Egress: s.safe.Egress(), Secrets: s.safe.MaskSelectors, Logger: s.log,
+		Redact: func(text string) (string, error) { return s.safe.RedactText("", text) }})
 	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Browsers: s.links, Dir: s.cfg.Dir,
 		ResolveRef: b.act.ResolveRef, Noise: b.noise, Logger: s.log})
 	b.ana = s.newAnalyzer(b)

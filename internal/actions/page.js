@@ -21,7 +21,30 @@
   const secretSelf = (el) => secret(el); // el itself, for walks that stop there
 
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
-  const clip = (s, n) => (s.length > n ? s.slice(0, n - 1).trimEnd() + '…' : s);
+  // clip never cuts inside a run that could be a secret (a token, a key, a
+  // grouped number): the gateway redacts the answer afterwards and would
+  // not recognise half of one. The same rule as internal/redact SafeCut.
+  const clip = (s, n) => (s.length > n ? safeCut(s, n - 1).trimEnd() + '…' : s);
+  const isTok = (c) => /[\w\-+/=.~%]/.test(c || '');
+  const isDig = (c) => c >= '0' && c <= '9';
+  const isSep = (c) => c === ' ' || c === '-';
+  function safeCut(s, n) {
+    let i = n;
+    const run = isTok(s[i]) && isTok(s[i - 1]);
+    const groups = (isDig(s[i - 1]) && isSep(s[i]) && isDig(s[i + 1])) || (isSep(s[i - 1]) && isDig(s[i - 2]) && isDig(s[i]));
+    if (i <= 0 || (!run && !groups)) return s.slice(0, Math.max(i, 0));
+    if (isSep(s[i - 1])) i--;
+    let digits = true;
+    while (i > 0 && isTok(s[i - 1])) {
+      digits = digits && isDig(s[i - 1]);
+      i--;
+    }
+    while (digits && i >= 2 && isSep(s[i - 1]) && isDig(s[i - 2])) {
+      i--;
+      while (i > 0 && isDig(s[i - 1])) i--;
+    }
+    return s.slice(0, i);
+  }
   const fail = (code, message) => {
     throw JSON.stringify({ code, message });
   };

@@ -44,7 +44,10 @@ type Config struct {
 	// Secrets are the redaction policy's mask selectors, added to the
 	// built-in sensitive ones (internal/sensitive) in snapshots and reads.
 	Secrets sensitive.Func
-	Logger  *slog.Logger
+	// Redact is the server stage of the redaction gateway: execute_js's
+	// result is redacted whole before it is cut.
+	Redact func(string) (string, error)
+	Logger *slog.Logger
 }
 
 // Interact serves the interact tool and observe snapshot: the snapshot
@@ -81,7 +84,7 @@ func New(cfg Config) *Interact {
 		protected = append(protected, d)
 	}
 	x.eng = actions.New(actions.Config{Session: session, Snapshots: x.snaps, Child: x.children.Lookup,
-		Capture: cfg.Capture, Protected: protected, Secrets: cfg.Secrets, Logger: cfg.Logger})
+		Capture: cfg.Capture, Protected: protected, Secrets: cfg.Secrets, Redact: cfg.Redact, Logger: cfg.Logger})
 	return x
 }
 
