@@ -47,7 +47,9 @@ func rulesOf(p *Policy) []Rule {
 	return p.Rules
 }
 
-func (r Rule) key() string { return string(r.Effect) + "\x00" + r.Class + "\x00" + r.Action + "\x00" + r.Origin }
+func (r Rule) key() string {
+	return string(r.Effect) + "\x00" + r.Class + "\x00" + r.Action + "\x00" + r.Origin
+}
 
 // Empty reports a change that changes nothing.
 func (c Change) Empty() bool { return len(c.Added) == 0 && len(c.Removed) == 0 }

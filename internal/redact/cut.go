@@ -67,7 +67,6 @@ func tokenByte(c byte) bool {
 		c == '-' || c == '_' || c == '+' || c == '/' || c == '=' || c == '.' || c == '~' || c == '%'
 }
 
-
 // TrimCut is for text already cut at its end by someone else (a page
 // script that stopped at a size cap): it drops what could be the first
 // part of a secret at the end, as SafeCut would have.
