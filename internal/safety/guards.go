@@ -96,6 +96,11 @@ func (c *Core) explainRedaction(call *mcpserver.Call) (gate.Words, *tools.Error)
 	case "remove_pattern":
 		return gate.Words{}, removalRefused(pat)
 	case "add_pattern":
+		if _, err := c.red.store.Policy(); err != nil {
+			// Saving over a broken file would drop the user's own patterns.
+			return gate.Words{}, &tools.Error{Code: CodeUserOnly, Message: "the redaction policy file is broken (" + err.Error() +
+				"), so every output is blocked; only the user can fix it: ask the user to fix " + c.red.store.Path() + " (`gasoline-host redaction` shows the error)"}
+		}
 		if pat == "" {
 			return gate.Words{}, tools.Errorf(tools.CodeInvalidArgument, "add_pattern needs pattern: a regular expression (RE2)")
 		}
