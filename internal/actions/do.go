@@ -292,12 +292,12 @@ func (a *act) seen(ctx context.Context, t Target) (string, error) {
 	if t.Ref != "" {
 		_, o, err = a.refCall(ctx, t.Ref, `(el) => globalThis.__gasolineActions.seen(el)`, byValue)
 	} else {
-		var el *elem
-		if el, err = a.resolve(ctx, t, false); err == nil {
-			if err = a.handle(ctx, el); err == nil {
-				o, err = call(ctx, el.s, jsCall{fn: seenJS, object: el.obj}, byValue)
-			}
+		el, err := a.resolve(ctx, t, false)
+		if err != nil {
+			return "", err
 		}
+		var s string
+		return s, a.callEl(ctx, el, seenJS, &s)
 	}
 	if err != nil {
 		return "", err

@@ -164,7 +164,9 @@ func (g *Gate) where(c *mcpserver.Call) (where, *tools.Error) {
 	if c.Mode.Tool == "interact" && c.Mode.Name != "new_tab" {
 		_, hasTab := g.cfg.Tabs.Resolve(sid, 0)
 		if !(c.Mode.Name == "navigate" && tab == 0 && !hasTab) {
-			if e := g.cfg.Tabs.Check(sid, tab); e != nil {
+			// close_tab may close a tab that went off-limits: it never
+			// reads or drives the page.
+			if e := g.cfg.Tabs.Check(sid, tab); e != nil && !(c.Mode.Name == "close_tab" && e.Code == scheme.Code) {
 				return w, e
 			}
 		}
@@ -213,7 +215,7 @@ func (g *Gate) request(ctx context.Context, c *mcpserver.Call, req approval.Requ
 	if w.scope.TabID != 0 && c.Mode.Tool == "interact" {
 		pg, err := g.cfg.Page(ctx, w.scope.TabID)
 		if err == nil {
-			if err := scheme.Page(pg.URL); err != nil {
+			if err := scheme.Page(pg.URL); err != nil && c.Mode.Name != "close_tab" {
 				return approval.Request{}, scheme.ToolError(c.Mode.Key()+" on tab "+fmt.Sprint(w.scope.TabID), err)
 			}
 			req.Page = &pg

@@ -46,7 +46,11 @@ func (c *Core) explainPolicy(call *mcpserver.Call) (gate.Words, *tools.Error) {
 	if change.Empty() {
 		w.Target = "set the approval policy to the rules it has now (no change)"
 	}
-	raw, _ := next.MarshalIndent()
+	shown := *next
+	if cur, err := c.Policy.Current(); err == nil {
+		shown.Version = cur.Version + 1 // the version it is saved as
+	}
+	raw, _ := shown.MarshalIndent()
 	w.Detail, w.DetailLabel = string(raw), "The whole policy after the change"
 	return w, nil
 }
