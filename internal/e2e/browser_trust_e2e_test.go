@@ -29,14 +29,14 @@ import (
 func offLimits(c *Chain) map[string]string {
 	token := filepath.Join(c.Home, "credentials", "approver.token")
 	return map[string]string{
-		"file://" + token:                      "the approver credential",
-		"file://" + filepath.Dir(token) + "/":  "a directory listing",
-		panelURL:                               "Gasoline's own panel (Approve buttons, the terminal)",
-		"chrome-extension://abcdefghijklmnopabcdefghijklmnop/options.html": "another extension's page",
+		"file://" + token:                     "the approver credential",
+		"file://" + filepath.Dir(token) + "/": "a directory listing",
+		panelURL:                              "Gasoline's own panel (Approve buttons, the terminal)",
+		"chrome-extension://abcdefghijklmnopabcdefghijklmnop/options.html":   "another extension's page",
 		"javascript:document.getElementById('out').textContent='script ran'": "a script in the page's name",
 		"view-source:" + c.PageURL("pages/trust/prompts.html"):               "the page's source",
-		"data:text/html,<p id=out>made up</p>":                                "a page made up in the address",
-		"chrome://settings/":                                                  "a browser page",
+		"data:text/html,<p id=out>made up</p>":                               "a page made up in the address",
+		"chrome://settings/":                                                 "a browser page",
 	}
 }
 
