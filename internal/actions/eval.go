@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
@@ -210,6 +211,9 @@ func (a *act) redactCut(s string, cut bool) (any, bool, error) {
 		s = r
 	}
 	if max := a.e.cfg.MaxResult; len(s) > max {
+		if a.e.cfg.Redact != nil {
+			return s[:runeCut(s, max)], true, nil // redacted whole already: no secret left to split
+		}
 		return s[:redact.SafeCut(s, max)], true, nil
 	}
 	return s, cut, nil
@@ -243,4 +247,12 @@ func cmpOr(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// runeCut is where to cut s to at most n bytes without splitting a rune.
+func runeCut(s string, n int) int {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
 }

@@ -13,7 +13,8 @@ import "unicode/utf8"
 // and never inside a run of token characters (letters, digits and
 // - _ + / = . ~ %: keys, tokens, JWTs, base64), nor inside a number
 // written in groups (a card number "4111 1111 1111 1111"). The run the cut
-// would split goes whole instead.
+// would split goes whole instead — unless it is longer than any secret
+// (maxRun): that is data, cut where asked.
 func SafeCut(s string, n int) int {
 	if n >= len(s) {
 		return len(s)
@@ -34,6 +35,7 @@ func SafeCut(s string, n int) int {
 	if !splitsRun && !splitsGroups {
 		return n // the cut falls between runs
 	}
+	at := n
 	if sep(s[n-1]) {
 		n-- // "4111 |1111": the group before the separator goes too
 	}
@@ -41,6 +43,14 @@ func SafeCut(s string, n int) int {
 	for n > 0 && tokenByte(s[n-1]) {
 		digits = digits && isDigit(s[n-1])
 		n--
+	}
+	if at-n > maxRun {
+		// No secret is this long a run (a long JWT is a few KiB): it is
+		// data ("xxxx…", a base64 image), cut where asked.
+		for at > 0 && !utf8.RuneStart(s[at]) {
+			at--
+		}
+		return at
 	}
 	// A grouped number: "4111 1111 11|11 1111" drops every group.
 	for digits && n >= 2 && (s[n-1] == ' ' || s[n-1] == '-') && isDigit(s[n-2]) {
@@ -51,6 +61,9 @@ func SafeCut(s string, n int) int {
 	}
 	return n
 }
+
+// maxRun is the longest run SafeCut drops whole: longer runs are data.
+const maxRun = 8 << 10
 
 // Clip cuts s to at most n bytes with SafeCut and marks a cut with "…"
 // (within n bytes). s is returned as it is when it fits.

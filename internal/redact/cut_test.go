@@ -59,3 +59,15 @@ func TestSafeCut(t *testing.T) {
 		t.Errorf("Clip kept %q", got)
 	}
 }
+
+// A run longer than any secret is data: cut where asked, not dropped.
+func TestSafeCutKeepsLongData(t *testing.T) {
+	s := strings.Repeat("x", 200000)
+	if got := SafeCut(s, 65536); got != 65536 {
+		t.Errorf("SafeCut of a 200,000-byte run at 65536 = %d, want 65536", got)
+	}
+	jwtLike := "token " + strings.Repeat("a", 3000) + " after"
+	if got := SafeCut(jwtLike, 2000); got != len("token ") {
+		t.Errorf("SafeCut inside a 3,000-byte run = %d, want %d (the run goes)", got, len("token "))
+	}
+}
