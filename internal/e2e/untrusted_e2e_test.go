@@ -286,7 +286,7 @@ func elicitingClient(t *testing.T, c *Chain, seen chan<- string) *client {
 // though it declares elicitation, is never asked: nothing that travels
 // over the agent's session decides an approval (docs/SECURITY.md).
 func TestE2EUntrustedWarningReachesTheUser(t *testing.T) {
-	c := StartChainWith(t, hostBin, ChainOptions{Policy: gateClicksPolicy})
+	c := StartChainWith(t, hostBin, ChainOptions{Policy: gateClicksPolicy, RemoteDebugging: true})
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	seen := make(chan string, 4)
