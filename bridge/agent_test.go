@@ -236,9 +236,7 @@ func TestWatchTriggerNeverMutates(t *testing.T) {
 		assert.ErrorIs(t, err, approval.ErrTrigger, key)
 	}
 	var clicks atomic.Int32
-	m.Wrap("interact", "click", func(h mcpserver.Handler) mcpserver.Handler {
-		return func(ctx context.Context, c *mcpserver.Call) (any, error) { clicks.Add(1); return h(ctx, c) }
-	})
+	m.Watch(countCalls{"interact.click", &clicks})
 	res, err := m.CallTrigger(ctx, sess, "interact", json.RawMessage(`{"what":"click","selector":"#buy","tab_id":7}`), w.TriggerCheck(env))
 	require.NoError(t, err)
 	assert.True(t, res.IsError)
@@ -246,6 +244,18 @@ func TestWatchTriggerNeverMutates(t *testing.T) {
 	res, err = m.CallTrigger(ctx, sess, "configure", json.RawMessage(`{"what":"health"}`), w.TriggerCheck(env))
 	require.NoError(t, err)
 	assert.False(t, res.IsError, mcpserver.ToolText(res))
+}
+
+// countCalls counts the calls of one mode that reach their handler.
+type countCalls struct {
+	key string
+	n   *atomic.Int32
+}
+
+func (w countCalls) Watches(m *tools.Mode) bool { return m.Key() == w.key }
+func (w countCalls) Begin(context.Context, *mcpserver.Call) func(any, error) {
+	w.n.Add(1)
+	return func(any, error) {}
 }
 
 func mustMode(t *testing.T, key string) *tools.Mode {

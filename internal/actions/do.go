@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/chromedp/cdproto/runtime"
@@ -13,97 +12,134 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
-// Args are an interact call's arguments under their MCP names (TOOLS.md);
-// each mode reads the ones it declares.
-type Args struct {
-	Ref        string   `json:"ref,omitempty"`
-	Selector   string   `json:"selector,omitempty"`
-	X          *float64 `json:"x,omitempty"`
-	Y          *float64 `json:"y,omitempty"`
-	Frame      string   `json:"frame,omitempty"`
-	Button     string   `json:"button,omitempty"`
-	ClickCount int      `json:"click_count,omitempty"`
-	Modifiers  string   `json:"modifiers,omitempty"`
-	Text       string   `json:"text,omitempty"`
-	Clear      bool     `json:"clear,omitempty"`
-	Value      any      `json:"value,omitempty"`
-	Checked    *bool    `json:"checked,omitempty"`
-	Keys       string   `json:"keys,omitempty"`
-	ToRef      string   `json:"to_ref,omitempty"`
-	ToSelector string   `json:"to_selector,omitempty"`
-	ToX        *float64 `json:"to_x,omitempty"`
-	ToY        *float64 `json:"to_y,omitempty"`
-	Files      []string `json:"files,omitempty"`
-	Script     string   `json:"script,omitempty"`
-	Accept     *bool    `json:"accept,omitempty"`
-	PromptText string   `json:"prompt_text,omitempty"`
-	State      string   `json:"state,omitempty"`
-	URL        string   `json:"url,omitempty"`
-	// NetworkIdle (or state "network_idle") makes wait_for wait for no
-	// request in flight.
-	NetworkIdle bool    `json:"network_idle,omitempty"`
-	IdleMS      int     `json:"idle_ms,omitempty"`
-	TimeoutMS   int     `json:"timeout_ms,omitempty"`
-	Name        string  `json:"name,omitempty"`
-	Limit       int     `json:"limit,omitempty"`
-	Fields      []Field `json:"fields,omitempty"`
-	Submit      bool    `json:"submit,omitempty"`
-	Steps       []Step  `json:"steps,omitempty"`
-	WaitUntil   string  `json:"wait_until,omitempty"`
-}
+// Args are an interact call's arguments: the typed arguments of the tool
+// surface (tools.Args), decoded once by the dispatcher; each mode reads
+// the ones its definition declares.
+type Args = tools.Args
 
-// Step is one step of a batch: its mode and its arguments, decoded with
-// the batch's (what, or its older alias action).
-type Step struct {
-	What string
-	Args Args
-}
+// Step is one step of a batch.
+type Step = tools.Step
 
-// UnmarshalJSON reads {what|action, …args}.
-func (s *Step) UnmarshalJSON(b []byte) error {
-	var head struct {
-		What   string `json:"what"`
-		Action string `json:"action"`
-	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return err
-	}
-	s.What = cmpOr(head.What, head.Action)
-	return json.Unmarshal(b, &s.Args)
-}
-
-// MarshalJSON writes the step back as {what, …args}.
-func (s Step) MarshalJSON() ([]byte, error) {
-	raw, err := json.Marshal(s.Args)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, err
-	}
-	m["what"] = s.What
-	return json.Marshal(m)
-}
-
-func (a Args) target() Target {
+func target(a *Args) Target {
 	return Target{Ref: a.Ref, Selector: a.Selector, X: a.X, Y: a.Y, Frame: a.Frame}
 }
 
-// Modes lists the interact modes Do runs, sorted.
-var Modes = []string{"back", "batch", "check", "click", "drag", "execute_js", "explore_page", "fill_form", "focus",
-	"forward", "get_attribute", "get_text", "get_value", "handle_dialog", "hover", "key_press", "query", "refresh",
-	"scroll_to", "select", "type", "upload", "wait_for", "wait_for_stable"}
+// runner runs one mode with its arguments.
+type runner func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error)
 
-// Do runs one interact mode by name with its arguments as JSON.
-func (e *Engine) Do(ctx context.Context, tab int, what string, raw json.RawMessage) (*Result, error) {
-	var args Args
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &args); err != nil {
-			return nil, invalid("arguments of %s: %v", what, err)
+// runners are the engine's modes: the interact modes whose definition
+// says they may run as a batch step (tools.Mode.Step), and batch itself.
+// TestRunnersMatchTheTable keeps the two in step.
+var runners = map[string]runner{
+	"click": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.Click(ctx, tab, ClickArgs{Target: target(a), Button: a.Button, ClickCount: a.ClickCount, Modifiers: a.Modifiers})
+	},
+	"hover": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.Hover(ctx, tab, HoverArgs{target(a)})
+	},
+	"focus": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.Focus(ctx, tab, FocusArgs{target(a)})
+	},
+	"scroll_to": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.ScrollTo(ctx, tab, ScrollArgs{target(a)})
+	},
+	"type": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.Type(ctx, tab, TypeArgs{Target: target(a), Text: a.Text, Clear: a.Clear})
+	},
+	"key_press": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.KeyPress(ctx, tab, KeyArgs{Target: target(a), Keys: a.Keys})
+	},
+	"select": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.Select(ctx, tab, SelectArgs{Target: target(a), Value: a.Value})
+	},
+	"check": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.Check(ctx, tab, CheckArgs{Target: target(a), Checked: a.Checked})
+	},
+	"fill_form": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		fields := make([]Field, len(a.Fields))
+		for i, f := range a.Fields {
+			fields[i] = Field{Target: Target{Ref: f.Ref, Selector: f.Selector, X: f.X, Y: f.Y, Frame: f.Frame}, Value: f.Value}
 		}
+		return e.FillForm(ctx, tab, FillArgs{Fields: fields, Submit: a.Submit})
+	},
+	"upload": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.Upload(ctx, tab, UploadArgs{Target: target(a), Files: a.Files})
+	},
+	"drag": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		to := Target{Ref: a.ToRef, Selector: a.ToSelector, X: a.ToX, Y: a.ToY, Frame: a.Frame}
+		return e.Drag(ctx, tab, DragArgs{From: target(a), To: to})
+	},
+	"execute_js": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.ExecuteJS(ctx, tab, EvalArgs{Script: a.Script, Frame: a.Frame})
+	},
+	"handle_dialog": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		if a.Accept == nil {
+			return nil, invalid("handle_dialog needs accept: true to accept, false to dismiss")
+		}
+		return e.HandleDialog(ctx, tab, DialogArgs{Accept: *a.Accept, PromptText: a.PromptText})
+	},
+	"wait_for": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		w := WaitArgs{Selector: a.Selector, State: a.State, Text: a.Text, URL: a.URL, NetworkIdle: a.NetworkIdle,
+			Frame: a.Frame, Timeout: timeout(a), IdleMS: a.IdleMS}
+		if w.State == "network_idle" {
+			w.State, w.NetworkIdle = "", true
+		}
+		return e.WaitFor(ctx, tab, w)
+	},
+	"wait_for_stable": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.WaitForStable(ctx, tab, StableArgs{QuietMS: a.IdleMS, Timeout: timeout(a)})
+	},
+	"get_text": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.GetText(ctx, tab, ReadArgs{Target: target(a)})
+	},
+	"get_value": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.GetValue(ctx, tab, ReadArgs{Target: target(a)})
+	},
+	"get_attribute": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.GetAttribute(ctx, tab, ReadArgs{Target: target(a), Name: a.Name})
+	},
+	"query": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.Query(ctx, tab, QueryArgs{Selector: a.Selector, Frame: a.Frame, Limit: a.Limit})
+	},
+	"explore_page": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.ExplorePage(ctx, tab, ExploreArgs{Limit: a.Limit})
+	},
+	"back": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.Back(ctx, tab, HistoryArgs{WaitUntil: a.WaitUntil})
+	},
+	"forward": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.Forward(ctx, tab, HistoryArgs{WaitUntil: a.WaitUntil})
+	},
+	"refresh": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		return e.Refresh(ctx, tab, HistoryArgs{WaitUntil: a.WaitUntil})
+	},
+}
+
+// timeout is a step's own timeout_ms (wait_for), or zero.
+func timeout(a *Args) time.Duration {
+	if a.TimeoutMS == nil {
+		return 0
 	}
-	return e.Run(ctx, tab, what, &args)
+	return time.Duration(*a.TimeoutMS) * time.Millisecond
+}
+
+// Runs reports whether the engine runs the interact mode what.
+func Runs(what string) bool { _, ok := runners[what]; return ok || what == "batch" }
+
+// Do runs one interact mode by name with its arguments as JSON, validated
+// as a call of the mode (tests and tools that have no dispatcher).
+func (e *Engine) Do(ctx context.Context, tab int, what string, raw json.RawMessage) (*Result, error) {
+	obj := map[string]json.RawMessage{}
+	if len(raw) > 0 && json.Unmarshal(raw, &obj) != nil {
+		return nil, invalid("arguments of %s must be a JSON object", what)
+	}
+	obj["what"], _ = json.Marshal(what)
+	full, _ := json.Marshal(obj)
+	c, te := tools.Parse("interact", full)
+	if te != nil {
+		return nil, te
+	}
+	return e.Run(ctx, tab, what, &c.Args)
 }
 
 // Run runs one interact mode by name with its decoded arguments. It is
@@ -113,67 +149,12 @@ func (e *Engine) Run(ctx context.Context, tab int, what string, args *Args) (*Re
 	if what == "batch" {
 		return e.Batch(ctx, tab, args.Steps)
 	}
-	return e.dispatch(ctx, tab, what, *args)
+	return e.dispatch(ctx, tab, what, args)
 }
 
-func (e *Engine) dispatch(ctx context.Context, tab int, what string, a Args) (*Result, error) {
-	t := a.target()
-	switch what {
-	case "click":
-		return e.Click(ctx, tab, ClickArgs{Target: t, Button: a.Button, ClickCount: a.ClickCount, Modifiers: a.Modifiers})
-	case "hover":
-		return e.Hover(ctx, tab, HoverArgs{t})
-	case "focus":
-		return e.Focus(ctx, tab, FocusArgs{t})
-	case "scroll_to":
-		return e.ScrollTo(ctx, tab, ScrollArgs{t})
-	case "type":
-		return e.Type(ctx, tab, TypeArgs{Target: t, Text: a.Text, Clear: a.Clear})
-	case "key_press":
-		return e.KeyPress(ctx, tab, KeyArgs{Target: t, Keys: a.Keys})
-	case "select":
-		return e.Select(ctx, tab, SelectArgs{Target: t, Value: valueString(a.Value)})
-	case "check":
-		return e.Check(ctx, tab, CheckArgs{Target: t, Checked: a.Checked})
-	case "fill_form":
-		return e.FillForm(ctx, tab, FillArgs{Fields: a.Fields, Submit: a.Submit})
-	case "upload":
-		return e.Upload(ctx, tab, UploadArgs{Target: t, Files: a.Files})
-	case "drag":
-		to := Target{Ref: a.ToRef, Selector: a.ToSelector, X: a.ToX, Y: a.ToY, Frame: a.Frame}
-		return e.Drag(ctx, tab, DragArgs{From: t, To: to})
-	case "execute_js":
-		return e.ExecuteJS(ctx, tab, EvalArgs{Script: a.Script, Frame: a.Frame})
-	case "handle_dialog":
-		if a.Accept == nil {
-			return nil, invalid("handle_dialog needs accept: true to accept, false to dismiss")
-		}
-		return e.HandleDialog(ctx, tab, DialogArgs{Accept: *a.Accept, PromptText: a.PromptText})
-	case "wait_for":
-		w := WaitArgs{Selector: a.Selector, State: a.State, Text: a.Text, URL: a.URL, NetworkIdle: a.NetworkIdle,
-			Frame: a.Frame, Timeout: time.Duration(a.TimeoutMS) * time.Millisecond, IdleMS: a.IdleMS}
-		if w.State == "network_idle" {
-			w.State, w.NetworkIdle = "", true
-		}
-		return e.WaitFor(ctx, tab, w)
-	case "wait_for_stable":
-		return e.WaitForStable(ctx, tab, StableArgs{QuietMS: a.IdleMS, Timeout: time.Duration(a.TimeoutMS) * time.Millisecond})
-	case "get_text":
-		return e.GetText(ctx, tab, ReadArgs{Target: t})
-	case "get_value":
-		return e.GetValue(ctx, tab, ReadArgs{Target: t})
-	case "get_attribute":
-		return e.GetAttribute(ctx, tab, ReadArgs{Target: t, Name: a.Name})
-	case "query":
-		return e.Query(ctx, tab, QueryArgs{Selector: a.Selector, Frame: a.Frame, Limit: a.Limit})
-	case "explore_page":
-		return e.ExplorePage(ctx, tab, ExploreArgs{Limit: a.Limit})
-	case "back":
-		return e.Back(ctx, tab, HistoryArgs{WaitUntil: a.WaitUntil})
-	case "forward":
-		return e.Forward(ctx, tab, HistoryArgs{WaitUntil: a.WaitUntil})
-	case "refresh":
-		return e.Refresh(ctx, tab, HistoryArgs{WaitUntil: a.WaitUntil})
+func (e *Engine) dispatch(ctx context.Context, tab int, what string, a *Args) (*Result, error) {
+	if run, ok := runners[what]; ok {
+		return run(e, ctx, tab, a)
 	}
 	return nil, &tools.Error{Code: tools.CodeUnknownMode, Message: fmt.Sprintf("interact %s is not an action mode", what)}
 }
@@ -201,10 +182,10 @@ func (e *Engine) Batch(ctx context.Context, tab int, steps []Step) (*Result, err
 	res := &Result{Action: "batch", TabID: tab}
 	for i := range steps {
 		what := steps[i].What
-		if what == "batch" || !slices.Contains(Modes, what) {
+		if _, ok := runners[what]; !ok {
 			return nil, invalid("step %d: %q is not an interact action mode", i+1, what)
 		}
-		r, err := e.dispatch(ctx, tab, what, steps[i].Args)
+		r, err := e.dispatch(ctx, tab, what, &steps[i].Args)
 		step := StepResult{What: what, OK: err == nil}
 		if err != nil {
 			var te *tools.Error

@@ -40,7 +40,7 @@ func TestDoRejectsBadArguments(t *testing.T) {
 	for _, c := range []struct {
 		what, args, code, msg string
 	}{
-		{"click", `{}`, tools.CodeInvalidArgument, "give a target"},
+		{"click", `{}`, tools.CodeInvalidArgument, "needs one of ref, selector, x"},
 		{"click", `{"selector":"#a","button":"side"}`, tools.CodeInvalidArgument, "button must be"},
 		{"click", `{"selector":"#a","click_count":5}`, tools.CodeInvalidArgument, "click_count"},
 		{"click", `{"selector":"#a","modifiers":"Hyper"}`, tools.CodeInvalidArgument, "modifiers"},
@@ -56,8 +56,8 @@ func TestDoRejectsBadArguments(t *testing.T) {
 		{"drag", `{"selector":"#a"}`, tools.CodeInvalidArgument, "drag needs"},
 		{"batch", `{"steps":[]}`, tools.CodeInvalidArgument, "steps must hold"},
 		{"batch", `{"steps":[{"what":"batch"}]}`, tools.CodeInvalidArgument, "not an interact action mode"},
-		{"navigate", `{}`, tools.CodeUnknownMode, "not an action mode"},
-		{"click", `{"selector": 3}`, tools.CodeInvalidArgument, "arguments of click"},
+		{"navigate", `{"url":"https://example.com/"}`, tools.CodeUnknownMode, "not an action mode"},
+		{"click", `{"selector": 3}`, tools.CodeInvalidArgument, "selector must be a string"},
 	} {
 		t.Run(c.what+" "+c.args, func(t *testing.T) {
 			_, err := e.Do(ctx, 1, c.what, json.RawMessage(c.args))
@@ -72,10 +72,18 @@ func TestDoRejectsBadArguments(t *testing.T) {
 	}
 }
 
-func TestModesAreSorted(t *testing.T) {
-	for i := 1; i < len(Modes); i++ {
-		if Modes[i-1] >= Modes[i] {
-			t.Fatalf("Modes not sorted at %q, %q", Modes[i-1], Modes[i])
+// TestRunnersMatchTheTable: the engine runs exactly the interact modes
+// whose definition says they may be a batch step, and batch.
+func TestRunnersMatchTheTable(t *testing.T) {
+	tool, _ := tools.Get("interact")
+	for _, m := range tool.Modes {
+		if Runs(m.Name) != (m.Step || m.Steps) {
+			t.Errorf("%s: the engine runs it %v, its definition says step %v", m.Key(), Runs(m.Name), m.Step)
+		}
+	}
+	for what := range runners {
+		if m := tool.Mode(what); m == nil || !m.Step {
+			t.Errorf("the engine runs %q, which is no step mode of the table", what)
 		}
 	}
 }

@@ -132,7 +132,7 @@ func (a *Analyzer) inject(ctx context.Context, p *tabPage) error {
 
 // levelOf reads wcag_level (default AA).
 func levelOf(c *mcpserver.Call) string {
-	if l := c.Str("wcag_level"); l != "" {
+	if l := c.Args.WCAGLevel; l != "" {
 		return l
 	}
 	return "AA"
@@ -146,7 +146,7 @@ func (a *Analyzer) accessibility(ctx context.Context, c *mcpserver.Call) (any, e
 		return nil, err
 	}
 	defer p.release()
-	r, err := a.audit(ctx, p, a11yOpts{Level: levelOf(c), Selector: c.Str("selector"), MaxNodes: 50})
+	r, err := a.audit(ctx, p, a11yOpts{Level: levelOf(c), Selector: c.Args.Selector, MaxNodes: 50})
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@
 package analyze
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -132,19 +133,9 @@ func result(text string, v any) (*mcp.CallToolResult, error) {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(raw)}, nil
 }
 
-// float reads a number argument, or def.
-func float(c *mcpserver.Call, name string, def float64) float64 {
-	if n, ok := c.Args[name].(json.Number); ok {
-		if v, err := n.Float64(); err == nil {
-			return v
-		}
-	}
-	return def
-}
-
 // limitOf is the call's limit within [1, hi], def when absent.
 func limitOf(c *mcpserver.Call, def, hi int) int {
-	return min(max(c.Int("limit", def), 1), hi)
+	return min(max(cmp.Or(c.Args.Limit, def), 1), hi)
 }
 
 // invalid is an invalid_argument error pointing at the mode's guide.

@@ -95,7 +95,7 @@ func pathPattern(u string) string {
 }
 
 func (a *Analyzer) errorClusters(_ context.Context, c *mcpserver.Call) (any, error) {
-	tab, err := a.cfg.Tabs.Tab(c.Session.ID(), c.Int("tab_id", 0))
+	tab, err := a.cfg.Tabs.Tab(c.Session.ID(), c.Args.TabID)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
@@ -62,9 +63,9 @@ func (a *Analyzer) dom(ctx context.Context, c *mcpserver.Call) (any, error) {
 		return nil, err
 	}
 	defer p.release()
-	opts := map[string]any{"selector": c.Str("selector"), "depth": c.Int("depth", defaultDOMDepth), "limit": limitOf(c, 100, 1000),
+	opts := map[string]any{"selector": c.Args.Selector, "depth": cmp.Or(c.Args.Depth, defaultDOMDepth), "limit": limitOf(c, 100, 1000),
 		"max_attr": 120, "max_text": 200}
-	if ref := c.Str("ref"); ref != "" {
+	if ref := c.Args.Ref; ref != "" {
 		n, err := a.rootRef(ctx, p, ref)
 		if err != nil {
 			return nil, err
@@ -79,7 +80,7 @@ func (a *Analyzer) dom(ctx context.Context, c *mcpserver.Call) (any, error) {
 	for i := range r.Nodes {
 		r.Nodes[i].Ref = a.ref(p.tab, r.Nodes[i].Ref)
 	}
-	return result(domText(&r, c.Int("depth", defaultDOMDepth)), r)
+	return result(domText(&r, cmp.Or(c.Args.Depth, defaultDOMDepth)), r)
 }
 
 // rootRef checks that ref addresses an element of the tab's latest

@@ -84,7 +84,7 @@ func (a *Analyzer) forms(ctx context.Context, c *mcpserver.Call) (any, error) {
 	}
 	defer p.release()
 	var r FormsReport
-	if err := p.call(ctx, formsFn(), map[string]string{"selector": c.Str("selector")}, &r); err != nil {
+	if err := p.call(ctx, formsFn(), map[string]string{"selector": c.Args.Selector}, &r); err != nil {
 		return nil, err
 	}
 	r.TabID = p.tab

@@ -50,7 +50,7 @@ func next(tool, what string) *tools.Next {
 func (a *Analyzer) pageIssues(ctx context.Context, c *mcpserver.Call) (any, error) {
 	ctx, cancel := observe.Budget(ctx, c)
 	defer cancel()
-	tab, err := a.cfg.Tabs.Tab(c.Session.ID(), c.Int("tab_id", 0))
+	tab, err := a.cfg.Tabs.Tab(c.Session.ID(), c.Args.TabID)
 	if err != nil {
 		return nil, err
 	}

@@ -110,10 +110,7 @@ func (a *Analyzer) linkHealth(ctx context.Context, c *mcpserver.Call) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	sameOrigin := true
-	if v, ok := c.Args["same_origin"].(bool); ok {
-		sameOrigin = v
-	}
+	sameOrigin := c.Args.SameOrigin == nil || *c.Args.SameOrigin
 	r := &LinksReport{TabID: p.tab, URL: pg.URL, SameOrigin: sameOrigin, Total: pg.Total, States: map[string]int{}}
 	targets := a.targets(p.tab, pg.Links)
 	lc := &linkCheck{a: a, page: policy.CanonicalOrigin(pg.URL), sameOrigin: sameOrigin}

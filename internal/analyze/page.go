@@ -68,7 +68,7 @@ type tabPage struct {
 // action queue and Gasoline's world in its main frame. The caller must
 // release it.
 func (a *Analyzer) open(ctx context.Context, c *mcpserver.Call) (*tabPage, error) {
-	s, err := a.cfg.Tabs.Session(ctx, c.Session.ID(), c.Int("tab_id", 0))
+	s, err := a.cfg.Tabs.Session(ctx, c.Session.ID(), c.Args.TabID)
 	if err != nil {
 		return nil, err
 	}

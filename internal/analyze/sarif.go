@@ -218,7 +218,7 @@ func (a *Analyzer) sarif(ctx context.Context, c *mcpserver.Call) (any, error) {
 	for _, v := range r.Violations {
 		ans.Results += len(v.Nodes)
 	}
-	if !c.Bool("to_file") && len(body) <= maxInlineSARIF {
+	if !c.Args.ToFile && len(body) <= maxInlineSARIF {
 		return result(body, ans)
 	}
 	if ans.Path, err = export.Save(a.cfg.Dir, "sarif", ".sarif", []byte(body)); err != nil {

@@ -49,7 +49,7 @@ func (a *Analyzer) dataTable(ctx context.Context, c *mcpserver.Call) (any, error
 	}
 	defer p.release()
 	var r TablesReport
-	opts := map[string]any{"selector": c.Str("selector"), "limit": limitOf(c, 100, 1000), "max_tables": maxTables, "max_cell": 200}
+	opts := map[string]any{"selector": c.Args.Selector, "limit": limitOf(c, 100, 1000), "max_tables": maxTables, "max_cell": 200}
 	if err := p.call(ctx, tableFn(), opts, &r); err != nil {
 		return nil, err
 	}

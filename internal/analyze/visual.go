@@ -76,11 +76,14 @@ var diffRed = color.RGBA{R: 255, A: 255}
 func (a *Analyzer) visualDiff(ctx context.Context, c *mcpserver.Call) (any, error) {
 	ctx, cancel := observe.Budget(ctx, c)
 	defer cancel()
-	name := strings.TrimSuffix(c.Str("baseline"), ".png")
+	name := strings.TrimSuffix(c.Args.Baseline, ".png")
 	if !baselineName.MatchString(name) {
-		return nil, invalid(c, "baseline must be a name of 1 to 64 letters, digits, '.', '_' or '-' (baselines live under the state directory's baselines/), got %q", c.Str("baseline"))
+		return nil, invalid(c, "baseline must be a name of 1 to 64 letters, digits, '.', '_' or '-' (baselines live under the state directory's baselines/), got %q", c.Args.Baseline)
 	}
-	threshold := float(c, "threshold", 0)
+	var threshold float64
+	if c.Args.Threshold != nil {
+		threshold = *c.Args.Threshold
+	}
 	p, err := a.open(ctx, c)
 	if err != nil {
 		return nil, err

@@ -57,7 +57,7 @@ type TabResult struct {
 }
 
 func clearBuffers(cfg Config, c *mcpserver.Call) (any, error) {
-	name := c.Str("buffer")
+	name := c.Args.Buffer
 	if name == "" {
 		name = "all"
 	}

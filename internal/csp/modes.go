@@ -50,11 +50,11 @@ const inlineBudget = 5 * time.Second
 
 func generate(ctx context.Context, cfg Config, c *mcpserver.Call) (any, error) {
 	sid := c.Session.ID()
-	tab, err := cfg.Tabs.Tab(sid, c.Int("tab_id", 0))
+	tab, err := cfg.Tabs.Tab(sid, c.Args.TabID)
 	if err != nil {
 		return nil, err
 	}
-	in := Input{ReportOnly: c.Bool("report_only")}
+	in := Input{ReportOnly: c.Args.ReportOnly}
 	scope := "page"
 	doc, known := cfg.Store.Document(tab)
 	q := capture.NetworkQuery{Limit: capture.MaxLimit}

@@ -40,7 +40,9 @@ const plantedKey = "sk-ant-api03-KzVW8WaoLRSSDpFlrji0fXow8dqDnjeMwgH-mXrIWB2T_8c
 var refRe = regexp.MustCompile(`checkbox "buy milk" \[(e\d+)\]`)
 
 // TestE2EExportReplay records a session over MCP in the real chain (type,
-// click by selector, click by ref, select, a secret typed into a field),
+// click by selector, click by ref, a double click, a batch whose steps
+// are written with what and with its older alias action, select, a
+// secret typed into a field),
 // generates the reproduction, the test and the HAR, checks that none
 // holds the planted secret, and replays the reproduction with
 // playwright-core in Debian Chromium against the same page: the page ends
@@ -65,8 +67,9 @@ func TestE2EExportReplay(t *testing.T) {
 	m := refRe.FindStringSubmatch(snap.Text)
 	require.NotNil(t, m, "no ref for the new checkbox in:\n%s", snap.Text)
 	act(map[string]any{"what": "click", "ref": m[1]})
-	act(map[string]any{"what": "batch", "steps": []any{ // recorded step by step
-		map[string]any{"what": "select", "selector": "#priority", "value": "high"},
+	act(map[string]any{"what": "click", "selector": "#star", "click_count": 2}) // a double click
+	act(map[string]any{"what": "batch", "steps": []any{                         // recorded step by step
+		map[string]any{"action": "select", "selector": "#priority", "value": "high"}, // the older alias of what
 		map[string]any{"what": "type", "selector": "#note", "text": "token " + plantedKey, "clear": true},
 	}})
 	recorded := act(map[string]any{"what": "get_text", "selector": "#state"})
@@ -74,6 +77,7 @@ func TestE2EExportReplay(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(recorded.Data["value"].(string)), &state), recorded.Text)
 	require.Len(t, state["items"], 2)
 	require.Equal(t, "high", state["priority"])
+	require.EqualValues(t, 1, state["stars"], "the double click reached the page")
 
 	repro := c.ok("generate", map[string]any{"what": "reproduction", "tab_id": tab})
 	script := repro.Data["content"].(string)
@@ -86,6 +90,8 @@ func TestE2EExportReplay(t *testing.T) {
 	}
 	assert.Contains(t, script, `role=checkbox[name=\"buy milk\"s]`, "the ref became a stable selector")
 	assert.Contains(t, script, `page.getByLabel("New item")`)
+	assert.Contains(t, script, `await page.locator("#star").click({ clickCount: 2 });`, "a double click replays as one")
+	assert.Contains(t, script, `await page.locator("#priority").selectOption("high");`, "the step written with action is recorded")
 	assert.Contains(t, test, "toHaveValue")
 	assert.Contains(t, har, `"version": "1.2"`)
 	assert.Contains(t, har, "pages/export/todo.html")
@@ -119,6 +125,8 @@ func TestE2EExportReplay(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(report.Check), &replayed))
 	assert.Equal(t, state["items"], replayed["items"], "items and their done state")
 	assert.Equal(t, state["priority"], replayed["priority"])
+	assert.Equal(t, state["stars"], replayed["stars"], "the replay double-clicked")
+	assert.Equal(t, state["clicks"], replayed["clicks"])
 	assert.True(t, strings.HasPrefix(report.URL, r.url("pages/export/todo.html")), report.URL)
 	// The note held the secret: the replay typed the redaction marker
 	// instead, never the key.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
 // FormatVersion is the export document's format.
@@ -101,7 +102,7 @@ func ReplayOf(actions []Action, firstPage, lastPage string, vp Viewport) Replay 
 		r.Viewport = DefaultViewport
 	}
 	for _, a := range actions {
-		if (a.Mode == "navigate" || a.Mode == "new_tab") && a.URL != "" {
+		if FormOf(a) == tools.ReplayGoto && a.URL != "" {
 			if r.StartURL == "" || a.Seq == actions[0].Seq {
 				r.StartURL = a.URL
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
 func TestStableSelector(t *testing.T) {
@@ -29,18 +30,26 @@ func TestStableSelector(t *testing.T) {
 
 func TestActionOf(t *testing.T) {
 	at := time.Unix(100, 0)
-	a := ActionOf("click", map[string]any{"ref": "e4", "click_count": 2.0},
+	a := ActionOf("click", parsed(t, `{"what":"click","ref":"e4","click_count":2}`),
 		json.RawMessage(`{"action":"click","tab_id":7,"target":"button \"Add\"","changes":{"url":{"from":"a","to":"b"}}}`), true, at)
 	assert.Equal(t, `role=button[name="Add"s]`, a.Selector)
 	assert.Equal(t, 7, a.TabID)
 	assert.Equal(t, 2, a.Clicks)
 	assert.Equal(t, "b", a.PageURL)
-	f := ActionOf("fill_form", map[string]any{"fields": []any{map[string]any{"ref": "e1", "value": "Ada"}, map[string]any{"selector": "#n", "value": true}}},
+	f := ActionOf("fill_form", parsed(t, `{"what":"fill_form","fields":[{"ref":"e1","value":"Ada"},{"selector":"#n","value":true}]}`),
 		json.RawMessage(`{"steps":[{"target":"textbox \"Name\""},{"target":"checkbox \"News\""}]}`), true, at)
 	require.Len(t, f.Fields, 2)
 	assert.Equal(t, `role=textbox[name="Name"s]`, f.Fields[0].Selector)
 	assert.Equal(t, "#n", f.Fields[1].Selector)
 	assert.Equal(t, "true", f.Fields[1].Value)
+}
+
+// parsed is an interact call's arguments as the dispatcher decodes them.
+func parsed(t *testing.T, args string) *tools.Args {
+	t.Helper()
+	c, e := tools.Parse("interact", json.RawMessage(args))
+	require.Nil(t, e)
+	return &c.Args
 }
 
 func TestReproduction(t *testing.T) {
@@ -97,10 +106,10 @@ func TestHAR(t *testing.T) {
 }
 
 func TestPasswordNeverRecorded(t *testing.T) {
-	a := ActionOf("type", map[string]any{"selector": "#password", "text": "hunter2"}, nil, true, time.Now())
+	a := ActionOf("type", parsed(t, `{"what":"type","selector":"#password","text":"hunter2"}`), nil, true, time.Now())
 	assert.Equal(t, "[REDACTED:password]", a.Text)
-	a = ActionOf("type", map[string]any{"ref": "e3", "text": "hunter2"}, json.RawMessage(`{"target":"textbox \"Password\""}`), true, time.Now())
+	a = ActionOf("type", parsed(t, `{"what":"type","ref":"e3","text":"hunter2"}`), json.RawMessage(`{"target":"textbox \"Password\""}`), true, time.Now())
 	assert.Equal(t, "[REDACTED:password]", a.Text)
-	a = ActionOf("type", map[string]any{"selector": "#name", "text": "Ada"}, nil, true, time.Now())
+	a = ActionOf("type", parsed(t, `{"what":"type","selector":"#name","text":"Ada"}`), nil, true, time.Now())
 	assert.Equal(t, "Ada", a.Text)
 }

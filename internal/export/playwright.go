@@ -3,7 +3,10 @@ package export
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
 // js quotes s as a JavaScript string literal (JSON is valid JS; U+2028 and
@@ -43,15 +46,45 @@ func unquote(s string) string {
 	return s
 }
 
+// FormOf is how an action replays: the Replay form of its mode's
+// definition (tools.Mode.Replay), or NotRecorded for an action of no
+// interact mode. A recording's start marker is no mode.
+func FormOf(a Action) tools.Replay {
+	if m, ok := tools.Lookup("interact", a.Mode); ok && a.Source != "recording" {
+		return m.Replay
+	}
+	return tools.NotRecorded
+}
+
+// Replayable reports an action a generated script replays (not only names
+// in a comment).
+func Replayable(a Action) bool {
+	if !a.OK {
+		return false
+	}
+	switch r := FormOf(a); {
+	case r == tools.ReplayGoto:
+		return a.URL != ""
+	case r == tools.ReplayFill:
+		return slices.ContainsFunc(a.Fields, func(f Field) bool { return f.Selector != "" })
+	case r.OnElement():
+		return a.Selector != ""
+	case r == tools.ReplayReload, r == tools.ReplayBack, r == tools.ReplayForward, r == tools.ReplayPress:
+		return true
+	}
+	return false
+}
+
 // steps writes the replay of the actions as statements on page, indented
-// by ind; actions that cannot be replayed become comments.
+// by ind, each in the form its mode's definition says (FormOf); actions
+// that cannot be replayed become comments.
 func steps(b *strings.Builder, r Replay, ind string) {
 	line := func(format string, a ...any) { fmt.Fprintf(b, ind+format+"\n", a...) }
 	if r.StartURL != "" && (len(r.Actions) == 0 || !startsAt(r.Actions[0])) {
 		line("await page.goto(%s);", js(r.StartURL))
 	}
 	for i, a := range r.Actions {
-		if a.Mode == "recording_start" { // a recording's start: where a replay of it begins
+		if a.Source == "recording" { // a recording's start: where a replay of it begins
 			if i == 0 && a.URL != "" {
 				line("await page.goto(%s); // recording %s starts here", js(a.URL), js(a.Target))
 			} else {
@@ -63,8 +96,8 @@ func steps(b *strings.Builder, r Replay, ind string) {
 			line("// #%d %s failed when recorded; skipped", a.Seq, a.Mode)
 			continue
 		}
-		needsTarget := map[string]bool{"click": true, "type": true, "select": true, "check": true, "hover": true, "focus": true, "scroll_to": true}
-		if needsTarget[a.Mode] && a.Selector == "" {
+		form := FormOf(a)
+		if form.OnElement() && a.Selector == "" {
 			why := "no stable selector"
 			if a.Ref != "" {
 				why += " (it was given by ref)"
@@ -72,70 +105,75 @@ func steps(b *strings.Builder, r Replay, ind string) {
 			line("// #%d %s on %s: %s; not replayed", a.Seq, a.Mode, oneLine(a.Target), why)
 			continue
 		}
-		switch a.Mode {
-		case "navigate", "new_tab":
-			if a.URL != "" {
-				line("await page.goto(%s);", js(a.URL))
-			}
-		case "refresh":
-			line("await page.reload();")
-		case "back":
-			line("await page.goBack();")
-		case "forward":
-			line("await page.goForward();")
-		case "click":
-			opts := []string{}
-			if a.Button != "" && a.Button != "left" {
-				opts = append(opts, "button: "+js(a.Button))
-			}
-			if a.Clicks > 1 {
-				opts = append(opts, fmt.Sprintf("clickCount: %d", a.Clicks))
-			}
-			arg := ""
-			if len(opts) > 0 {
-				arg = "{ " + strings.Join(opts, ", ") + " }"
-			}
-			line("await %s.click(%s);", locator(a.Selector), arg)
-		case "type":
-			if a.Clear {
-				line("await %s.fill(%s);", locator(a.Selector), js(a.Text))
-			} else {
-				line("await %s.pressSequentially(%s);", locator(a.Selector), js(a.Text))
-			}
-		case "select":
-			line("await %s.selectOption(%s);", locator(a.Selector), js(a.Value))
-		case "check":
-			line("await %s.setChecked(%t);", locator(a.Selector), a.Checked == nil || *a.Checked)
-		case "hover":
-			line("await %s.hover();", locator(a.Selector))
-		case "focus":
-			line("await %s.focus();", locator(a.Selector))
-		case "scroll_to":
-			line("await %s.scrollIntoViewIfNeeded();", locator(a.Selector))
-		case "key_press":
-			if a.Selector != "" {
-				line("await %s.press(%s);", locator(a.Selector), js(a.Keys))
-			} else {
-				line("await page.keyboard.press(%s);", js(a.Keys))
-			}
-		case "fill_form":
-			for _, f := range a.Fields {
-				if f.Selector == "" {
-					line("// field %s: no stable selector; not replayed", oneLine(f.Target))
-					continue
-				}
-				line("await %s.fill(%s);", locator(f.Selector), js(f.Value))
-			}
-		default:
-			line("// #%d %s: not replayed by this generator", a.Seq, a.Mode)
+		replayStep(line, form, a)
+	}
+}
+
+// replayStep writes one action in its replay form.
+func replayStep(line func(string, ...any), form tools.Replay, a Action) {
+	switch form {
+	case tools.ReplayGoto:
+		if a.URL != "" {
+			line("await page.goto(%s);", js(a.URL))
 		}
+	case tools.ReplayReload:
+		line("await page.reload();")
+	case tools.ReplayBack:
+		line("await page.goBack();")
+	case tools.ReplayForward:
+		line("await page.goForward();")
+	case tools.ReplayClick:
+		opts := []string{}
+		if a.Button != "" && a.Button != "left" {
+			opts = append(opts, "button: "+js(a.Button))
+		}
+		if a.Clicks > 1 {
+			opts = append(opts, fmt.Sprintf("clickCount: %d", a.Clicks))
+		}
+		arg := ""
+		if len(opts) > 0 {
+			arg = "{ " + strings.Join(opts, ", ") + " }"
+		}
+		line("await %s.click(%s);", locator(a.Selector), arg)
+	case tools.ReplayType:
+		if a.Clear {
+			line("await %s.fill(%s);", locator(a.Selector), js(a.Text))
+		} else {
+			line("await %s.pressSequentially(%s);", locator(a.Selector), js(a.Text))
+		}
+	case tools.ReplaySelect:
+		line("await %s.selectOption(%s);", locator(a.Selector), js(a.Value))
+	case tools.ReplayCheck:
+		line("await %s.setChecked(%t);", locator(a.Selector), a.Checked == nil || *a.Checked)
+	case tools.ReplayHover:
+		line("await %s.hover();", locator(a.Selector))
+	case tools.ReplayFocus:
+		line("await %s.focus();", locator(a.Selector))
+	case tools.ReplayScroll:
+		line("await %s.scrollIntoViewIfNeeded();", locator(a.Selector))
+	case tools.ReplayPress:
+		if a.Selector != "" {
+			line("await %s.press(%s);", locator(a.Selector), js(a.Keys))
+		} else {
+			line("await page.keyboard.press(%s);", js(a.Keys))
+		}
+	case tools.ReplayFill:
+		for _, f := range a.Fields {
+			if f.Selector == "" {
+				line("// field %s: no stable selector; not replayed", oneLine(f.Target))
+				continue
+			}
+			line("await %s.fill(%s);", locator(f.Selector), js(f.Value))
+		}
+	default:
+		line("// #%d %s: not replayed by this generator", a.Seq, a.Mode)
 	}
 }
 
 // startsAt reports an action that loads its own page: a replay that starts
 // with it needs no goto first.
 func startsAt(a Action) bool {
-	return a.Mode == "navigate" || a.Mode == "new_tab" || a.Mode == "recording_start" && a.URL != ""
+	return FormOf(a) == tools.ReplayGoto || a.Source == "recording" && a.URL != ""
 }
 
 func oneLine(s string) string {
@@ -204,18 +242,18 @@ func Test(doc Document, name string) string {
 		if !a.OK || a.Selector == "" {
 			continue
 		}
-		switch a.Mode {
-		case "type":
+		switch FormOf(a) {
+		case tools.ReplayType:
 			if a.Clear {
 				fmt.Fprintf(&b, "  await expect(%s).toHaveValue(%s);\n", locator(a.Selector), js(a.Text))
 			}
-		case "check":
+		case tools.ReplayCheck:
 			if a.Checked == nil || *a.Checked {
 				fmt.Fprintf(&b, "  await expect(%s).toBeChecked();\n", locator(a.Selector))
 			} else {
 				fmt.Fprintf(&b, "  await expect(%s).not.toBeChecked();\n", locator(a.Selector))
 			}
-		case "select":
+		case tools.ReplaySelect:
 			fmt.Fprintf(&b, "  await expect(%s).toHaveValue(%s);\n", locator(a.Selector), js(a.Value))
 		}
 	}

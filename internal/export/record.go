@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
 // Action is one recorded interact call, in a form a replay can use.
@@ -176,30 +178,15 @@ func (r *Recorder) Snapshot(session string) (actions []Action, calls []ToolCall,
 	return slices.Clone(rec.actions), slices.Clone(rec.calls), slices.Clone(rec.decisions)
 }
 
-// ActionOf builds the Action of an interact call from its arguments and
-// its result (actions.Result JSON: target, tab_id, changes.url).
-func ActionOf(mode string, args map[string]any, result json.RawMessage, ok bool, at time.Time) Action {
-	a := Action{Mode: mode, At: at.UTC(), OK: ok}
-	str := func(k string) string { s, _ := args[k].(string); return s }
-	a.Ref, a.URL, a.Text, a.Keys, a.Button, a.Prompt = str("ref"), str("url"), str("text"), str("keys"), str("button"), str("prompt_text")
-	a.Clear, _ = args["clear"].(bool)
-	if v, ok := args["value"]; ok {
-		if s, ok := v.(string); ok {
-			a.Value = s
-		} else if raw, err := json.Marshal(v); err == nil {
-			a.Value = string(raw)
-		}
-	}
-	if v, ok := args["checked"].(bool); ok {
-		a.Checked = &v
-	} else if mode == "check" {
+// ActionOf builds the Action of an interact call of mode from its typed
+// arguments (tools.Args, as the dispatcher decoded them) and its result
+// (actions.Result JSON: target, tab_id, changes.url).
+func ActionOf(mode string, args *tools.Args, result json.RawMessage, ok bool, at time.Time) Action {
+	a := Action{Mode: mode, At: at.UTC(), OK: ok, Ref: args.Ref, URL: args.URL, Text: args.Text, Keys: args.Keys,
+		Button: args.Button, Prompt: args.PromptText, Clear: args.Clear, Value: args.Value, Accept: args.Accept,
+		Checked: args.Checked, Clicks: args.ClickCount}
+	if a.Checked == nil && mode == "check" {
 		a.Checked = ptr(true)
-	}
-	if v, ok := args["accept"].(bool); ok {
-		a.Accept = &v
-	}
-	if n, ok := args["click_count"].(float64); ok {
-		a.Clicks = int(n)
 	}
 	var res struct {
 		TabID   int    `json:"tab_id"`
@@ -224,32 +211,28 @@ func ActionOf(mode string, args map[string]any, result json.RawMessage, ok bool,
 	if res.Changes.URL != nil {
 		a.PageURL = res.Changes.URL.To
 	}
-	a.Selector = StableSelector(str("selector"), a.Target)
-	if secretField(str("selector") + " " + a.Target) {
+	a.Selector = StableSelector(args.Selector, a.Target)
+	if secretField(args.Selector + " " + a.Target) {
 		a.Text = "[REDACTED:password]" // typed into a password-like field: never exported
 	}
-	if fs, ok := args["fields"].([]any); ok {
-		for i, f := range fs {
-			m, _ := f.(map[string]any)
-			fd := Field{}
-			fd.Selector, _ = m["selector"].(string)
-			fd.Ref, _ = m["ref"].(string)
-			switch v := m["value"].(type) {
-			case string:
-				fd.Value = v
-			case bool, float64:
-				raw, _ := json.Marshal(v)
-				fd.Value = string(raw)
-			}
-			if i < len(res.Steps) {
-				fd.Target = res.Steps[i].Target
-			}
-			if secretField(fd.Selector + " " + fd.Target) {
-				fd.Value = "[REDACTED:password]"
-			}
-			fd.Selector = StableSelector(fd.Selector, fd.Target)
-			a.Fields = append(a.Fields, fd)
+	for i, f := range args.Fields {
+		fd := Field{Selector: f.Selector, Ref: f.Ref}
+		switch v := f.Value.(type) {
+		case string:
+			fd.Value = v
+		case nil:
+		default:
+			raw, _ := json.Marshal(v)
+			fd.Value = string(raw)
 		}
+		if i < len(res.Steps) {
+			fd.Target = res.Steps[i].Target
+		}
+		if secretField(fd.Selector + " " + fd.Target) {
+			fd.Value = "[REDACTED:password]"
+		}
+		fd.Selector = StableSelector(fd.Selector, fd.Target)
+		a.Fields = append(a.Fields, fd)
 	}
 	return a
 }

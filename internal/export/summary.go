@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
 // Bounds of a pull-request summary.
@@ -79,7 +81,7 @@ func PRSummary(doc Document, hidden int) (string, SummaryStats) {
 func listSteps(b *strings.Builder, actions []Action, st *SummaryStats) int {
 	n := 0
 	for _, a := range actions {
-		if a.Mode == "recording_start" {
+		if a.Source == "recording" {
 			fmt.Fprintf(b, "- Recording %s started on %s\n", code(a.Target), code(orText(a.URL, "no page")))
 			continue
 		}
@@ -100,28 +102,30 @@ func listSteps(b *strings.Builder, actions []Action, st *SummaryStats) int {
 func step(a Action) string {
 	on := code(orText(a.Target, a.Selector))
 	var s string
-	switch a.Mode {
-	case "navigate", "new_tab":
+	switch FormOf(a) {
+	case tools.ReplayGoto:
 		s = "Opened " + code(a.URL)
-	case "refresh":
+	case tools.ReplayReload:
 		s = "Reloaded the page"
-	case "back", "forward":
-		s = "Went " + a.Mode
-	case "click":
+	case tools.ReplayBack:
+		s = "Went back"
+	case tools.ReplayForward:
+		s = "Went forward"
+	case tools.ReplayClick:
 		s = "Clicked " + on
-	case "type":
+	case tools.ReplayType:
 		s = "Typed " + code(a.Text) + " into " + on
-	case "select":
+	case tools.ReplaySelect:
 		s = "Chose " + code(a.Value) + " in " + on
-	case "check":
+	case tools.ReplayCheck:
 		verb := "Checked "
 		if a.Checked != nil && !*a.Checked {
 			verb = "Unchecked "
 		}
 		s = verb + on
-	case "key_press":
+	case tools.ReplayPress:
 		s = "Pressed " + code(a.Keys)
-	case "fill_form":
+	case tools.ReplayFill:
 		s = fmt.Sprintf("Filled %d form fields", len(a.Fields))
 	default:
 		s = strings.ReplaceAll(a.Mode, "_", " ") + " " + on

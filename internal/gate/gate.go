@@ -9,6 +9,7 @@ package gate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -122,11 +123,11 @@ func (g *Gate) Check(ctx context.Context, c *mcpserver.Call) *tools.Error {
 // no agent may open (internal/scheme): file:, javascript:, data:,
 // view-source:, an extension's page, a browser page.
 func (g *Gate) destination(c *mcpserver.Call) *tools.Error {
-	if c.Mode.Tool != "interact" || (c.Mode.Name != "navigate" && c.Mode.Name != "new_tab") {
+	if !c.Mode.Tab.Destination() {
 		return nil
 	}
-	u := c.Str("url")
-	if u == "" && c.Mode.Name == "new_tab" {
+	u := c.Args.URL
+	if u == "" && c.Mode.Tab == tools.TabNew {
 		return nil
 	}
 	if err := scheme.Navigation(u, g.from(c)); err != nil {
@@ -138,10 +139,10 @@ func (g *Gate) destination(c *mcpserver.Call) *tools.Error {
 // from is the page a navigation leaves ("" for new_tab, or a session with
 // no tab yet).
 func (g *Gate) from(c *mcpserver.Call) string {
-	if c.Mode.Name != "navigate" || c.Str("browser") != "" && c.Int("tab_id", 0) == 0 {
+	if c.Mode.Tab != tools.TabOpens || c.Args.Browser != "" && c.Args.TabID == 0 {
 		return ""
 	}
-	if t, ok := g.cfg.Tabs.Resolve(c.Session.ID(), c.Int("tab_id", 0)); ok {
+	if t, ok := g.cfg.Tabs.Resolve(c.Session.ID(), c.Args.TabID); ok {
 		return g.cfg.Tabs.URL(t)
 	}
 	return ""
@@ -160,23 +161,23 @@ type where struct {
 // tab_id in a session with no tab, and new_tab, open a tab and pass.
 func (g *Gate) where(c *mcpserver.Call) (where, *tools.Error) {
 	var w where
-	sid, tab := c.Session.ID(), c.Int("tab_id", 0)
-	if c.Mode.Tool == "interact" && c.Mode.Name != "new_tab" {
+	sid, tab, use := c.Session.ID(), c.Args.TabID, c.Mode.Tab
+	if c.Mode.DrivesPage && use != tools.TabNew {
 		_, hasTab := g.cfg.Tabs.Resolve(sid, 0)
-		if !(c.Mode.Name == "navigate" && tab == 0 && !hasTab) {
+		if !(use == tools.TabOpens && tab == 0 && !hasTab) {
 			// close_tab may close a tab that went off-limits: it never
 			// reads or drives the page.
-			if e := g.cfg.Tabs.Check(sid, tab); e != nil && !(c.Mode.Name == "close_tab" && e.Code == scheme.Code) {
+			if e := g.cfg.Tabs.Check(sid, tab); e != nil && !(use == tools.TabAny && e.Code == scheme.Code) {
 				return w, e
 			}
 		}
 	}
 	// new_tab, and navigate naming a browser, may open a tab: no tab of
 	// now is named in the prompt.
-	if t, ok := g.cfg.Tabs.Resolve(sid, tab); ok && c.Mode.Name != "new_tab" && (tab != 0 || c.Str("browser") == "") {
+	if t, ok := g.cfg.Tabs.Resolve(sid, tab); ok && use != tools.TabNew && (tab != 0 || c.Args.Browser == "") {
 		w.scope.TabID = t
 	}
-	if u := c.Str("url"); u != "" {
+	if u := c.Args.URL; u != "" {
 		w.scope.Origin = OriginOf(u)
 		if w.scope.TabID != 0 {
 			w.label = fmt.Sprintf(" in tab %d", w.scope.TabID)
@@ -201,7 +202,7 @@ func (g *Gate) where(c *mcpserver.Call) (where, *tools.Error) {
 func (g *Gate) bare(c *mcpserver.Call, p plan, w where) approval.Request {
 	return approval.Request{
 		SessionID: c.Session.ID(), Action: c.Mode.Key(), Class: policy.Class(p.class), Scope: w.scope,
-		Reason: "the agent called " + c.Mode.Key(), ApprovalID: c.Str("approval_id"), Call: p.call,
+		Reason: "the agent called " + c.Mode.Key(), ApprovalID: c.Args.ApprovalID, Call: p.call,
 	}
 }
 
@@ -212,10 +213,10 @@ func (g *Gate) request(ctx context.Context, c *mcpserver.Call, req approval.Requ
 	sid := req.SessionID
 	ctx, cancel := context.WithTimeout(ctx, describeWait)
 	defer cancel()
-	if w.scope.TabID != 0 && c.Mode.Tool == "interact" {
+	if w.scope.TabID != 0 && c.Mode.DrivesPage {
 		pg, err := g.cfg.Page(ctx, w.scope.TabID)
 		if err == nil {
-			if err := scheme.Page(pg.URL); err != nil && c.Mode.Name != "close_tab" {
+			if err := scheme.Page(pg.URL); err != nil && c.Mode.Tab != tools.TabAny {
 				return approval.Request{}, scheme.ToolError(c.Mode.Key()+" on tab "+fmt.Sprint(w.scope.TabID), err)
 			}
 			req.Page = &pg
@@ -253,7 +254,7 @@ func (g *Gate) request(ctx context.Context, c *mcpserver.Call, req approval.Requ
 			return approval.Request{}, e
 		}
 	}
-	req.Describe = Describe(req.Action)
+	req.Describe = c.Mode.Words
 	req.Target, req.Steps, req.Notes = inert(words.Target, false), inertAll(steps), inertAll(words.Notes)
 	req.Detail, req.DetailLabel = inert(words.Detail, true), words.DetailLabel
 	req.PageWarning = inert(req.PageWarning, false)
@@ -274,17 +275,17 @@ func (g *Gate) words(ctx context.Context, c *mcpserver.Call, p plan, w where, cw
 			cw.Target = c.Mode.Key()
 		}
 		return cw, nil, nil
-	case c.Mode.Tool != "interact":
+	case !c.Mode.DrivesPage:
 		return Words{Target: c.Mode.Key() + w.label}, nil, nil
-	case c.Mode.Name == "navigate" || c.Mode.Name == "new_tab":
-		verb := map[string]string{"navigate": "go to", "new_tab": "open a new tab on"}[c.Mode.Name]
-		nw, err := navWords(verb, c.Str("url"), g.from(c), redact)
+	case c.Mode.Tab.Destination():
+		verb := map[tools.TabUse]string{tools.TabOpens: "go to", tools.TabNew: "open a new tab on"}[c.Mode.Tab]
+		nw, err := navWords(verb, c.Args.URL, g.from(c), redact)
 		if err != nil {
 			return Words{}, nil, mcpserver.Blocked("the approval request", err)
 		}
 		nw.Target += w.label
 		return nw, nil, nil
-	case c.Mode.Name == "execute_js":
+	case c.Mode.Shows != "":
 		return scriptWords(p.args, w.label), nil, nil
 	case w.scope.TabID == 0:
 		return Words{Target: c.Mode.Key() + w.label}, nil, nil
@@ -297,14 +298,14 @@ func (g *Gate) words(ctx context.Context, c *mcpserver.Call, p plan, w where, cw
 		return Words{Target: fmt.Sprintf("a batch of %d steps%s", len(lines), w.label), Detail: longTexts(p.steps), DetailLabel: "The whole text of each step"}, lines, nil
 	}
 	words := Words{Target: g.phrase(ctx, w.scope.TabID, c.Mode.Name, p.args) + w.label}
-	if d := longTexts([]actions.Step{{What: c.Mode.Name, Args: *p.args}}); d != "" {
+	if d := longTexts([]tools.Step{{What: c.Mode.Name, Args: *p.args}}); d != "" {
 		words.Detail, words.DetailLabel = d, "The whole text"
 	}
 	return words, nil, nil
 }
 
 // phrase says what one action does, naming its elements.
-func (g *Gate) phrase(ctx context.Context, tab int, what string, a *actions.Args) string {
+func (g *Gate) phrase(ctx context.Context, tab int, what string, a *tools.Args) string {
 	desc := g.cfg.Describe(ctx, tab, actions.Target{Ref: a.Ref, Selector: a.Selector, Frame: a.Frame})
 	to := ""
 	if what == "drag" {
@@ -318,12 +319,12 @@ func refusal(c *mcpserver.Call, err error) *tools.Error {
 	var re *approval.RequiredError
 	if errors.As(err, &re) {
 		r := re.Result()
-		args := map[string]any{"what": c.Mode.Name, "approval_id": r.RequestID}
-		for k, v := range c.Args {
-			if k != "approval_id" {
-				args[k] = v
-			}
-		}
+		same := c.Args
+		same.ApprovalID = ""
+		raw, _ := json.Marshal(same)
+		args := map[string]any{}
+		json.Unmarshal(raw, &args) // the same arguments, with the approval's id
+		args["what"], args["approval_id"] = c.Mode.Name, r.RequestID
 		return &tools.Error{
 			Code: approval.CodeRequired,
 			Message: fmt.Sprintf("%s on %s needs the user's approval (request %s): ask the user to approve it in the Gasoline panel or with `gasoline-host approve %s`, then retry with approval_id and the same arguments",

@@ -61,10 +61,10 @@ func page(_ context.Context, tab int) (approval.Page, error) {
 
 // configureWords: a policy change is refused; anything else is named.
 func configureWords(c *mcpserver.Call) (Words, *tools.Error) {
-	if c.Mode.Name == "policy" {
+	if c.Mode.Key() == "configure.policy" {
 		return Words{}, tools.Errorf("guard_change_refused", "ask the user")
 	}
-	return Words{Target: "add redaction pattern " + c.Str("pattern")}, nil
+	return Words{Target: "add redaction pattern " + c.Args.Pattern}, nil
 }
 
 func testConfig(eng *approval.Engine) Config {
@@ -97,19 +97,19 @@ func TestPhrases(t *testing.T) {
 	no := false
 	for _, tc := range []struct {
 		what string
-		args actions.Args
+		args tools.Args
 		desc string
 		want string
 	}{
-		{"click", actions.Args{Ref: "e2"}, `button "Press me"`, `click button "Press me"`},
-		{"click", actions.Args{Selector: "#pay"}, "", `click element "#pay"`},
-		{"type", actions.Args{Ref: "e1", Text: "Ada"}, `textbox "Name"`, `type "Ada" into textbox "Name"`},
-		{"type", actions.Args{Ref: "e1", Text: strings.Repeat("x", 100)}, `textbox "Name"`, `type "` + strings.Repeat("x", 80) + `…" into textbox "Name"`},
-		{"check", actions.Args{Ref: "e3", Checked: &no}, `checkbox "Terms"`, `uncheck checkbox "Terms"`},
-		{"select", actions.Args{Ref: "e4", Value: "pro"}, `combobox "Plan"`, `select "pro" in combobox "Plan"`},
-		{"key_press", actions.Args{Keys: "Enter"}, "", `press "Enter"`},
-		{"refresh", actions.Args{}, "", "reload the page"},
-		{"execute_js", actions.Args{Script: "alert(1)"}, "", `run the script below in the page`},
+		{"click", tools.Args{Ref: "e2"}, `button "Press me"`, `click button "Press me"`},
+		{"click", tools.Args{Selector: "#pay"}, "", `click element "#pay"`},
+		{"type", tools.Args{Ref: "e1", Text: "Ada"}, `textbox "Name"`, `type "Ada" into textbox "Name"`},
+		{"type", tools.Args{Ref: "e1", Text: strings.Repeat("x", 100)}, `textbox "Name"`, `type "` + strings.Repeat("x", 80) + `…" into textbox "Name"`},
+		{"check", tools.Args{Ref: "e3", Checked: &no}, `checkbox "Terms"`, `uncheck checkbox "Terms"`},
+		{"select", tools.Args{Ref: "e4", Value: "pro"}, `combobox "Plan"`, `select "pro" in combobox "Plan"`},
+		{"key_press", tools.Args{Keys: "Enter"}, "", `press "Enter"`},
+		{"refresh", tools.Args{}, "", "reload the page"},
+		{"execute_js", tools.Args{Script: "alert(1)"}, "", `run the script below in the page`},
 	} {
 		require.Equal(t, tc.want, Phrase(tc.what, &tc.args, tc.desc, ""), "%s %+v", tc.what, tc.args)
 	}

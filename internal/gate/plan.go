@@ -3,11 +3,9 @@ package gate
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strings"
 
-	"github.com/gasoline-mcp/gasoline/internal/actions"
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
@@ -20,47 +18,54 @@ import (
 // plan is what the gate knows about a call before asking.
 type plan struct {
 	class tools.Class
-	args  *actions.Args  // an interact call's arguments, decoded once
-	steps []actions.Step // a batch's steps; nil otherwise
-	call  string         // the arguments' fingerprint
+	args  *tools.Args  // the call's arguments (decoded once, by tools.Parse)
+	steps []tools.Step // a batch's steps; nil otherwise
+	call  string       // the arguments' fingerprint
 }
 
 // planOf classifies c and fingerprints its arguments. A batch's class is
 // the highest of its steps; a sensitive step (execute_js, upload) is
 // refused here, before anything is asked: it needs its own approval, with
-// its script or paths shown.
+// its script or paths shown. An argument a prompt shows whole
+// (Mode.Shows) must fit one.
 func planOf(c *mcpserver.Call) (plan, *tools.Error) {
-	p := plan{class: c.Mode.Class, call: fingerprint(c)}
-	if c.Mode.Tool != "interact" {
+	p := plan{class: c.Mode.Class, call: fingerprint(c), args: &c.Args}
+	if e := fits(c.Mode, &c.Args); e != nil {
+		return p, e
+	}
+	if !c.Mode.Steps {
 		return p, nil
 	}
-	args, err := mcpserver.Decoded[actions.Args](c)
-	if err != nil {
-		return p, tools.Errorf(tools.CodeInvalidArgument, "arguments of interact %s: %v", c.Mode.Name, err)
-	}
-	p.args = args
-	if c.Mode.Name == "execute_js" && len(args.Script) > approval.MaxDetail {
-		return p, tools.Errorf(tools.CodeInvalidArgument, "the script is %d bytes; the user is shown a script whole before it runs, so scripts over %d bytes are refused rather than summarised: send a shorter script (split the work into several calls)",
-			len(args.Script), approval.MaxDetail)
-	}
-	if c.Mode.Name != "batch" {
-		return p, nil
-	}
-	p.class, p.steps = tools.ReadOnly, args.Steps
-	for i, st := range args.Steps {
-		cl, err := tools.Classify("interact", st.What)
-		if err != nil || st.What == "batch" {
+	p.class, p.steps = tools.ReadOnly, c.Args.Steps
+	for i, st := range c.Args.Steps {
+		m, ok := tools.Lookup(c.Mode.Tool, st.What)
+		if !ok || !m.Step {
 			return p, tools.Errorf(tools.CodeInvalidArgument, "step %d: %q is not an interact action mode", i+1, st.What)
 		}
-		if cl == tools.Sensitive {
-			return p, tools.Errorf(tools.CodeInvalidArgument, "step %d (%s) is sensitive and cannot run inside a batch; call interact %s on its own (the user then sees its %s and approves it alone)",
-				i+1, st.What, st.What, map[string]string{"execute_js": "script", "upload": "files"}[st.What])
+		if m.Class == tools.Sensitive {
+			return p, tools.Errorf(tools.CodeInvalidArgument, "step %d (%s) is sensitive and cannot run inside a batch; call interact %s on its own (the user then sees all it carries and approves it alone)",
+				i+1, st.What, st.What)
 		}
-		if cl == tools.Mutating {
+		if m.Class == tools.Mutating {
 			p.class = tools.Mutating
 		}
 	}
 	return p, nil
+}
+
+// fits refuses a call whose argument a prompt shows whole is longer than
+// a prompt shows: scripts over approval.MaxDetail bytes are refused rather
+// than summarised.
+func fits(m *tools.Mode, a *tools.Args) *tools.Error {
+	if m.Shows == "" {
+		return nil
+	}
+	shown, _ := a.Named(m.Shows).(string)
+	if len(shown) <= approval.MaxDetail {
+		return nil
+	}
+	return tools.Errorf(tools.CodeInvalidArgument, "the %s is %d bytes; the user is shown a %s whole before it runs, so one over %d bytes is refused rather than summarised: send a shorter %s (split the work into several calls)",
+		m.Shows, len(shown), m.Shows, approval.MaxDetail, m.Shows)
 }
 
 // CheckBatch refuses a batch the gate would refuse (the policy may have
@@ -73,19 +78,10 @@ func CheckBatch(c *mcpserver.Call) *tools.Error {
 // fingerprint hashes the call's mode and arguments, without the ones that
 // only say how to run it (approval_id, timeout_ms, background).
 func fingerprint(c *mcpserver.Call) string {
-	args := make(map[string]any, len(c.Args))
-	for k, v := range c.Args {
-		switch k {
-		case "approval_id", "timeout_ms", "background":
-			continue
-		}
-		args[k] = v
-	}
-	raw, _ := json.Marshal(args) // map keys are sorted: one encoding per call
 	h := sha256.New()
 	h.Write([]byte(c.Mode.Key()))
 	h.Write([]byte{0})
-	h.Write(raw)
+	h.Write(c.Args.Canonical())
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
@@ -96,7 +92,7 @@ const maxQuoted = 80
 // Phrase says in words what one action does: `type "hello" into textbox
 // "Name"`, `click button "Press me"`. desc names the element (from the
 // snapshot), or "" when it could not be named; toDesc likewise for drag.
-func Phrase(what string, a *actions.Args, desc, toDesc string) string {
+func Phrase(what string, a *tools.Args, desc, toDesc string) string {
 	if desc == "" {
 		desc = targetText(a.Ref, a.Selector, a.X, a.Y)
 	}
@@ -110,7 +106,7 @@ func Phrase(what string, a *actions.Args, desc, toDesc string) string {
 	case "type":
 		return fmt.Sprintf("type %s into %s", quoted(a.Text), desc)
 	case "select":
-		return fmt.Sprintf("select %s in %s", quoted(fmt.Sprint(a.Value)), desc)
+		return fmt.Sprintf("select %s in %s", quoted(a.Value), desc)
 	case "check":
 		if a.Checked != nil && !*a.Checked {
 			return "uncheck " + desc
@@ -147,7 +143,7 @@ func Phrase(what string, a *actions.Args, desc, toDesc string) string {
 	return strings.TrimSpace(what + on)
 }
 
-func fillPhrase(a *actions.Args) string {
+func fillPhrase(a *tools.Args) string {
 	parts := make([]string, 0, len(a.Fields))
 	for _, f := range a.Fields {
 		parts = append(parts, fmt.Sprintf("%s into %s", quoted(fmt.Sprint(f.Value)), targetText(f.Ref, f.Selector, f.X, f.Y)))
@@ -184,7 +180,7 @@ func quoted(s string) string {
 }
 
 // scriptWords are execute_js's words: the whole script, shown whole.
-func scriptWords(a *actions.Args, label string) Words {
+func scriptWords(a *tools.Args, label string) Words {
 	lines := strings.Count(a.Script, "\n") + 1
 	w := Words{Target: Phrase("execute_js", a, "", "") + label, Detail: a.Script,
 		DetailLabel: fmt.Sprintf("The whole script (%s, %d characters)", plural(lines, "line", "lines"), len([]rune(a.Script)))}
@@ -197,7 +193,7 @@ func scriptWords(a *actions.Args, label string) Words {
 // longTexts is the whole of every text a step quotes that its line cut
 // (quoted caps at maxQuoted), one per line: "step 2, type: …". "" when no
 // text was cut.
-func longTexts(steps []actions.Step) string {
+func longTexts(steps []tools.Step) string {
 	var b strings.Builder
 	add := func(i int, what, text string) {
 		if len(text) <= maxQuoted {
@@ -213,9 +209,7 @@ func longTexts(steps []actions.Step) string {
 		add(i, st.What, a.Text)
 		add(i, st.What, a.Keys)
 		add(i, st.What, a.PromptText)
-		if a.Value != nil {
-			add(i, st.What, fmt.Sprint(a.Value))
-		}
+		add(i, st.What, a.Value)
 		for _, f := range a.Fields {
 			add(i, st.What, fmt.Sprint(f.Value))
 		}

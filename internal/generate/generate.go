@@ -1,7 +1,7 @@
 // Package generate serves the generate tool's session artifacts —
 // reproduction and test (Playwright) and har — and the redacted session
-// export the panel downloads. A recorder sees every interact call (its
-// handlers are wrapped once they are registered) and every approval
+// export the panel downloads. A recorder sees every call of a recorded
+// mode (the Generator watches them: mcpserver.Watcher) and every approval
 // event; a document is built from it, the capture buffers and, for the
 // panel, its conversation, and it passes the egress stage of the
 // redaction gateway as a whole before anything is generated from it or
@@ -58,104 +58,119 @@ type Generator struct {
 // New returns a Generator.
 func New(cfg Config) *Generator { return &Generator{cfg: cfg, rec: export.NewRecorder()} }
 
-// Register serves generate reproduction, test and har, and wraps the
-// interact modes to record them: call it after they are registered.
+// Register serves generate reproduction, test, har and pr_summary, and
+// records the calls of the recorded modes (Watches).
 func (g *Generator) Register(m *mcpserver.Server) {
-	g.record(m)
-	m.Handle("generate", "reproduction", g.generate)
-	m.Handle("generate", "test", g.generate)
-	m.Handle("generate", "har", g.generate)
-	m.Handle("generate", "pr_summary", g.generate)
+	m.Watch(g)
+	m.Handle("generate", "reproduction", g.script(func(doc export.Document, _ *tools.Args) (string, string) {
+		return export.Reproduction(doc), ".js"
+	}))
+	m.Handle("generate", "test", g.script(func(doc export.Document, a *tools.Args) (string, string) {
+		return export.Test(doc, a.Name), ".spec.js"
+	}))
+	m.Handle("generate", "har", g.har)
+	m.Handle("generate", "pr_summary", g.prSummary)
 }
 
 // Recorder is the session recorder (the action recorder adds what the
 // user does by hand during a recording).
 func (g *Generator) Recorder() *export.Recorder { return g.rec }
 
-// generate serves generate reproduction, test and har.
-func (g *Generator) generate(ctx context.Context, c *mcpserver.Call) (any, error) {
+// document is the session's export, passed through the egress stage.
+func (g *Generator) document(ctx context.Context, c *mcpserver.Call) (export.Document, error) {
 	sid := c.Session.ID()
-	doc, err := g.Document(ctx, sid, c.Int("tab_id", 0), nil)
+	doc, err := g.Document(ctx, sid, c.Args.TabID, nil)
 	if err != nil {
-		return nil, err
+		return doc, err
 	}
 	eg := g.egress()
 	eg.replay(&doc.Replay)
-	if err := g.done(sid, eg); err != nil {
-		return nil, err
-	}
-	var body, ext string
-	out := map[string]any{"what": c.Mode.Name}
-	switch c.Mode.Name {
-	case "reproduction", "test":
-		if s := c.Str("after_cursor"); s != "" {
+	return doc, g.done(sid, eg)
+}
+
+// script serves reproduction and test: a Playwright script of the
+// session's recorded actions (after after_cursor), rendered by render.
+func (g *Generator) script(render func(export.Document, *tools.Args) (body, ext string)) mcpserver.Handler {
+	return func(ctx context.Context, c *mcpserver.Call) (any, error) {
+		doc, err := g.document(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		if s := c.Args.AfterCursor; s != "" {
 			n, perr := strconv.Atoi(s)
 			if perr != nil {
 				return nil, &tools.Error{Code: tools.CodeInvalidArgument, Message: "after_cursor must be an action seq from a previous reproduction"}
 			}
-			kept := doc.Replay.Actions[:0]
-			for _, a := range doc.Replay.Actions {
-				if a.Seq > n {
-					kept = append(kept, a)
-				}
-			}
-			doc.Replay.Actions = kept
+			doc.Replay.Actions = slices.DeleteFunc(doc.Replay.Actions, func(a export.Action) bool { return a.Seq <= n })
 		}
 		if len(doc.Replay.Actions) == 0 && doc.Replay.StartURL == "" {
 			return nil, &tools.Error{Code: "nothing_recorded", Message: "this session has recorded no actions yet; drive the page with interact (navigate, click, type …), then generate again"}
 		}
-		ext = ".js"
-		if c.Mode.Name == "reproduction" {
-			body = export.Reproduction(doc)
-		} else {
-			body = export.Test(doc, c.Str("name"))
-			ext = ".spec.js"
-		}
+		body, ext := render(doc, &c.Args)
 		replayable := 0
 		for _, a := range doc.Replay.Actions {
-			if a.OK && (a.Selector != "" || a.URL != "" || a.Mode == "refresh" || a.Mode == "back" || a.Mode == "forward" || a.Mode == "key_press") {
+			if export.Replayable(a) {
 				replayable++
 			}
 		}
-		out["actions"], out["replayable"], out["start_url"], out["viewport"] = len(doc.Replay.Actions), replayable, doc.Replay.StartURL, doc.Replay.Viewport
+		out := map[string]any{"what": c.Mode.Name, "actions": len(doc.Replay.Actions), "replayable": replayable,
+			"start_url": doc.Replay.StartURL, "viewport": doc.Replay.Viewport}
 		if n := len(doc.Replay.Actions); n > 0 {
 			out["next_cursor"] = strconv.Itoa(doc.Replay.Actions[n-1].Seq)
 		}
-	case "pr_summary":
-		hidden := 0
-		doc.Evidence = slices.DeleteFunc(doc.Evidence, func(e export.Evidence) bool {
-			h := e.Kind == "error" && g.cfg.Noise.Hide(e.Title, e.URL)
-			if h {
-				hidden++
-			}
-			return h
-		})
-		var stats export.SummaryStats
-		body, stats = export.PRSummary(doc, hidden)
-		ext, out["summary"] = ".md", stats
-	case "har":
-		tab := doc.Session.TabID
-		if tab == 0 {
-			return nil, &tools.Error{Code: "no_tab", Message: "generate har needs a tab of this session with captured traffic; navigate first or pass tab_id"}
-		}
-		h := export.BuildHAR(allRequests(g.cfg.Store, tab, false), doc.Replay.FinalURL, "", g.cfg.Version, c.Str("url"))
-		eg := g.egress()
-		raw := eg.json(h)
-		if err := g.done(sid, eg); err != nil {
-			return nil, err
-		}
-		var pretty bytes.Buffer
-		json.Indent(&pretty, raw, "", " ")
-		body, ext = pretty.String(), ".har"
-		out["entries"] = len(h.Log.Entries)
+		return g.deliver(c, body, ext, out)
 	}
-	// The generated text passes the egress stage once more: it is built
-	// from redacted values, and this is the last pass before it leaves.
-	body, err = g.cfg.Egress.Text(sid, body)
+}
+
+// prSummary serves pr_summary: the session in Markdown, noise left out.
+func (g *Generator) prSummary(ctx context.Context, c *mcpserver.Call) (any, error) {
+	doc, err := g.document(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	hidden := 0
+	doc.Evidence = slices.DeleteFunc(doc.Evidence, func(e export.Evidence) bool {
+		h := e.Kind == "error" && g.cfg.Noise.Hide(e.Title, e.URL)
+		if h {
+			hidden++
+		}
+		return h
+	})
+	body, stats := export.PRSummary(doc, hidden)
+	return g.deliver(c, body, ".md", map[string]any{"what": c.Mode.Name, "summary": stats})
+}
+
+// har serves har: HAR 1.2 of the tab's captured traffic, redacted.
+func (g *Generator) har(ctx context.Context, c *mcpserver.Call) (any, error) {
+	sid := c.Session.ID()
+	doc, err := g.document(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	tab := doc.Session.TabID
+	if tab == 0 {
+		return nil, &tools.Error{Code: "no_tab", Message: "generate har needs a tab of this session with captured traffic; navigate first or pass tab_id"}
+	}
+	h := export.BuildHAR(allRequests(g.cfg.Store, tab, false), doc.Replay.FinalURL, "", g.cfg.Version, c.Args.URL)
+	eg := g.egress()
+	raw := eg.json(h)
+	if err := g.done(sid, eg); err != nil {
+		return nil, err
+	}
+	var pretty bytes.Buffer
+	json.Indent(&pretty, raw, "", " ")
+	return g.deliver(c, pretty.String(), ".har", map[string]any{"what": c.Mode.Name, "entries": len(h.Log.Entries)})
+}
+
+// deliver passes the generated text through the egress stage once more
+// (it is built from redacted values, and this is the last pass before it
+// leaves) and answers with it, or writes it to a file (to_file).
+func (g *Generator) deliver(c *mcpserver.Call, body, ext string, out map[string]any) (any, error) {
+	body, err := g.cfg.Egress.Text(c.Session.ID(), body)
 	if err != nil {
 		return nil, &tools.Error{Code: "redaction_failed", Message: "the output was blocked by redaction: " + err.Error()}
 	}
-	if c.Bool("to_file") {
+	if c.Args.ToFile {
 		path, err := export.Save(g.cfg.Dir, c.Mode.Name, ext, []byte(body))
 		if err != nil {
 			return nil, err

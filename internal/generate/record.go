@@ -12,39 +12,39 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// recordedModes are the interact modes the export records.
-var recordedModes = []string{"navigate", "new_tab", "refresh", "back", "forward", "click", "type", "select", "check",
-	"key_press", "fill_form", "hover", "focus", "scroll_to", "handle_dialog", "drag", "upload", "execute_js", "batch"}
+// Watches says which calls the session export records: those whose
+// mode's definition has a replay form (tools.Mode.Replay). The Generator
+// is an mcpserver.Watcher.
+func (g *Generator) Watches(m *tools.Mode) bool { return m.Replay.Recorded() }
 
-// record wraps the interact modes so each call is recorded.
-func (g *Generator) record(m *mcpserver.Server) {
-	for _, what := range recordedModes {
-		m.Wrap("interact", what, func(h mcpserver.Handler) mcpserver.Handler {
-			return func(ctx context.Context, c *mcpserver.Call) (any, error) {
-				start := time.Now()
-				v, err := h(ctx, c)
-				raw, failed := resultJSON(v, err)
-				for _, a := range actionsOf(what, c, raw, failed, start) {
-					g.rec.Action(c.Session.ID(), a)
-				}
-				tc := export.ToolCall{At: start.UTC(), Tool: "interact", Mode: what, OK: !failed, DurationMS: time.Since(start).Milliseconds()}
-				var te *tools.Error
-				if errors.As(err, &te) {
-					tc.Error = te.Code
-				}
-				g.rec.Call(c.Session.ID(), tc)
-				return v, err
-			}
-		})
+// Begin records the call once its handler answered: its actions, and the
+// tool call.
+func (g *Generator) Begin(_ context.Context, c *mcpserver.Call) func(any, error) {
+	start := time.Now()
+	return func(v any, err error) {
+		raw, failed := resultJSON(v, err)
+		var te *tools.Error
+		if failed && c.Mode.Replay == tools.ReplaySteps && errors.As(err, &te) && te.Details != nil {
+			raw, _ = json.Marshal(te.Details) // the steps before the failed one ran: their results are here
+		}
+		for _, a := range actionsOf(c, raw, failed, start) {
+			g.rec.Action(c.Session.ID(), a)
+		}
+		tc := export.ToolCall{At: start.UTC(), Tool: c.Mode.Tool, Mode: c.Mode.Name, OK: !failed, DurationMS: time.Since(start).Milliseconds()}
+		if errors.As(err, &te) {
+			tc.Error = te.Code
+		}
+		g.rec.Call(c.Session.ID(), tc)
 	}
 }
 
 // actionsOf is the recorded form of one interact call: one action, or one
-// per step of a batch (its steps' results give their targets).
-func actionsOf(what string, c *mcpserver.Call, raw json.RawMessage, failed bool, at time.Time) []export.Action {
-	tab := c.Int("tab_id", 0)
-	if what != "batch" {
-		a := export.ActionOf(what, c.Args, raw, !failed, at)
+// per step of a batch (its steps' results give their targets), from the
+// call's typed arguments.
+func actionsOf(c *mcpserver.Call, raw json.RawMessage, failed bool, at time.Time) []export.Action {
+	tab := c.Args.TabID
+	if c.Mode.Replay != tools.ReplaySteps {
+		a := export.ActionOf(c.Mode.Name, &c.Args, raw, !failed, at)
 		if a.TabID == 0 {
 			a.TabID = tab
 		}
@@ -55,22 +55,20 @@ func actionsOf(what string, c *mcpserver.Call, raw json.RawMessage, failed bool,
 		Steps []json.RawMessage `json:"steps"`
 	}
 	json.Unmarshal(raw, &res)
-	steps, _ := c.Args["steps"].([]any)
 	var out []export.Action
-	for i, s := range steps {
-		args, _ := s.(map[string]any)
-		mode, _ := args["what"].(string)
+	for i := range c.Args.Steps {
+		st := &c.Args.Steps[i]
 		var step json.RawMessage
 		ok := false
 		if i < len(res.Steps) {
 			step = res.Steps[i]
-			var st struct {
+			var s struct {
 				OK bool `json:"ok"`
 			}
-			json.Unmarshal(step, &st)
-			ok = st.OK
+			json.Unmarshal(step, &s)
+			ok = s.OK
 		}
-		a := export.ActionOf(mode, args, step, ok, at)
+		a := export.ActionOf(st.What, &st.Args, step, ok, at)
 		a.TabID = max(res.TabID, tab)
 		out = append(out, a)
 	}

@@ -7,41 +7,59 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/gate"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/observe"
-	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
 // do runs one interact mode of the engine on the call's tab (tab_id, or
 // the session's current tab; a tab the session does not own is refused).
 func (x *Interact) do(ctx context.Context, c *mcpserver.Call) (any, error) {
-	ctx, cancel := observe.Budget(ctx, c)
-	defer cancel()
-	if c.Mode.Name == "batch" {
-		if e := gate.CheckBatch(c); e != nil {
-			return nil, e // the gate refuses it too, unless the policy let it past without asking
-		}
-	}
-	s, err := x.tabs.Session(ctx, c.Session.ID(), c.Int("tab_id", 0))
-	if c.Mode.Name == "refresh" && unloaded(err) {
-		return x.reloadUnloaded(ctx, c) // reload.go
-	}
+	r, err := x.run(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	args, err := mcpserver.Decoded[actions.Args](c) // the gate decoded it already
+	return mcpserver.Result(r.Text(), r)
+}
+
+// run runs the call's mode in the engine, on the call's tab.
+func (x *Interact) run(ctx context.Context, c *mcpserver.Call) (*actions.Result, error) {
+	ctx, cancel := observe.Budget(ctx, c)
+	defer cancel()
+	s, err := x.tabs.Session(ctx, c.Session.ID(), c.Args.TabID)
 	if err != nil {
-		return nil, tools.Errorf(tools.CodeInvalidArgument, "arguments of interact %s: %v", c.Mode.Name, err)
+		return nil, err
 	}
-	r, err := x.eng.Run(ctx, s.TabID(), c.Mode.Name, args)
-	if c.Mode.Name == "refresh" && unloaded(err) {
+	return x.eng.Run(ctx, s.TabID(), c.Mode.Name, &c.Args)
+}
+
+// batch runs interact batch: refused as the gate would refuse it (the
+// policy may have let it past without asking), then run in the engine.
+func (x *Interact) batch(ctx context.Context, c *mcpserver.Call) (any, error) {
+	if e := gate.CheckBatch(c); e != nil {
+		return nil, e
+	}
+	return x.do(ctx, c)
+}
+
+// refresh reloads the page; a tab with no live page (crashed or
+// discarded) is reloaded through the extension instead (reload.go).
+func (x *Interact) refresh(ctx context.Context, c *mcpserver.Call) (any, error) {
+	r, err := x.run(ctx, c)
+	if unloaded(err) {
 		return x.reloadUnloaded(ctx, c)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if c.Mode.Name == "handle_dialog" {
-		return mcpserver.Result(r.Text(), dialogAnswer(r))
-	}
 	return mcpserver.Result(r.Text(), r)
+}
+
+// handleDialog answers a dialog, with its type and the decision at the
+// top of the answer.
+func (x *Interact) handleDialog(ctx context.Context, c *mcpserver.Call) (any, error) {
+	r, err := x.run(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	return mcpserver.Result(r.Text(), dialogAnswer(r))
 }
 
 // DialogAnswer is handle_dialog's structured answer: the action's result

@@ -23,6 +23,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
 // Config configures an Interact. Every field but Logger is required.
@@ -91,8 +92,14 @@ func New(cfg Config) *Interact {
 // Register makes every mode of the interact tool work, and observe
 // snapshot.
 func (x *Interact) Register(m *mcpserver.Server) {
-	for _, what := range actions.Modes {
-		m.Handle("interact", what, x.do)
+	special := map[string]mcpserver.Handler{"batch": x.batch, "refresh": x.refresh, "handle_dialog": x.handleDialog}
+	t, _ := tools.Get("interact")
+	for _, mode := range t.Modes {
+		if h, ok := special[mode.Name]; ok {
+			m.Handle("interact", mode.Name, h)
+		} else if actions.Runs(mode.Name) {
+			m.Handle("interact", mode.Name, x.do)
+		}
 	}
 	m.Handle("interact", "new_tab", x.newTab)
 	m.Handle("interact", "navigate", x.navigate)
@@ -170,7 +177,7 @@ func (x *Interact) Describe(ctx context.Context, tab int, t actions.Target) stri
 // returns a no-op when the session names no tab it can use (the call
 // then opens one, or fails on its own).
 func (x *Interact) lockTab(ctx context.Context, c *mcpserver.Call) (func(), error) {
-	tab, ok := x.tabs.Resolve(c.Session.ID(), c.Int("tab_id", 0))
+	tab, ok := x.tabs.Resolve(c.Session.ID(), c.Args.TabID)
 	if !ok {
 		return func() {}, nil
 	}

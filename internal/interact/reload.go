@@ -35,7 +35,7 @@ type Reloaded struct {
 // reloadUnloaded reloads the session's tab with tabs.reload and waits
 // (bounded by ctx) until Chrome reports its page loaded.
 func (x *Interact) reloadUnloaded(ctx context.Context, c *mcpserver.Call) (any, error) {
-	tab, err := x.tabs.Tab(c.Session.ID(), c.Int("tab_id", 0))
+	tab, err := x.tabs.Tab(c.Session.ID(), c.Args.TabID)
 	if err != nil {
 		return nil, err
 	}

@@ -42,15 +42,15 @@ type SnapshotResult struct {
 func (x *Interact) snapshot(ctx context.Context, c *mcpserver.Call) (any, error) {
 	ctx, cancel := observe.Budget(ctx, c)
 	defer cancel()
-	s, err := x.tabs.Session(ctx, c.Session.ID(), c.Int("tab_id", 0))
+	s, err := x.tabs.Session(ctx, c.Session.ID(), c.Args.TabID)
 	if err != nil {
 		return nil, err
 	}
 	tab := s.TabID()
-	o := snapshot.Options{InteractiveOnly: c.Bool("interactive_only"), Depth: c.Int("depth", 0), Limit: c.Int("limit", 0),
-		Root: c.Str("ref"), Frame: c.Str("frame"), Find: c.Str("find"), Diff: c.Bool("diff"), Session: c.Session.ID()}
+	o := snapshot.Options{InteractiveOnly: c.Args.InteractiveOnly, Depth: c.Args.Depth, Limit: c.Args.Limit,
+		Root: c.Args.Ref, Frame: c.Args.Frame, Find: c.Args.Find, Diff: c.Args.Diff, Session: c.Session.ID()}
 	if o.Root == "" {
-		o.Root = c.Str("selector")
+		o.Root = c.Args.Selector
 	}
 	unlock, err := x.eng.Lock(ctx, tab)
 	if err != nil {
@@ -81,7 +81,7 @@ func (x *Interact) snapshot(ctx context.Context, c *mcpserver.Call) (any, error)
 	if r.Note != "" {
 		head += " · " + r.Note
 	}
-	if c.Bool("to_file") {
+	if c.Args.ToFile {
 		text, err := x.egress.Text(c.Session.ID(), r.Text)
 		if err != nil {
 			return nil, mcpserver.Blocked("the snapshot file", err)

@@ -45,7 +45,7 @@ func clientName(c *mcpserver.Call) string { return c.Session.Info().Client.Name 
 func (x *Interact) newTab(ctx context.Context, c *mcpserver.Call) (any, error) {
 	ctx, cancel := observe.Budget(ctx, c)
 	defer cancel()
-	t, nav, err := x.tabs.Open(ctx, c.Session, tabs.Req{Client: clientName(c), Browser: c.Str("browser"), URL: c.Str("url"), Wait: c.Str("wait_until")})
+	t, nav, err := x.tabs.Open(ctx, c.Session, tabs.Req{Client: clientName(c), Browser: c.Args.Browser, URL: c.Args.URL, Wait: c.Args.WaitUntil})
 	if err != nil {
 		return nil, err
 	}
@@ -61,8 +61,8 @@ func (x *Interact) navigate(ctx context.Context, c *mcpserver.Call) (any, error)
 		return nil, err
 	}
 	defer unlock()
-	t, nav, err := x.tabs.Navigate(ctx, c.Session, tabs.Req{Client: clientName(c), Browser: c.Str("browser"), Tab: c.Int("tab_id", 0),
-		URL: c.Str("url"), Wait: c.Str("wait_until")})
+	t, nav, err := x.tabs.Navigate(ctx, c.Session, tabs.Req{Client: clientName(c), Browser: c.Args.Browser, Tab: c.Args.TabID,
+		URL: c.Args.URL, Wait: c.Args.WaitUntil})
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (x *Interact) navigate(ctx context.Context, c *mcpserver.Call) (any, error)
 func (x *Interact) switchTab(ctx context.Context, c *mcpserver.Call) (any, error) {
 	ctx, cancel := observe.Budget(ctx, c)
 	defer cancel()
-	id, err := x.tabs.Switch(c.Session.ID(), c.Int("tab_id", 0))
+	id, err := x.tabs.Switch(c.Session.ID(), c.Args.TabID)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ type CloseResult struct {
 func (x *Interact) closeTab(ctx context.Context, c *mcpserver.Call) (any, error) {
 	ctx, cancel := observe.Budget(ctx, c)
 	defer cancel()
-	id, err := x.tabs.Close(ctx, c.Session.ID(), c.Int("tab_id", 0))
+	id, err := x.tabs.Close(ctx, c.Session.ID(), c.Args.TabID)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -94,7 +95,7 @@ type Described struct {
 }
 
 func (s *Server) describe(ctx context.Context, c *Call) (any, error) {
-	tool, mode := c.Str("tool"), c.Str("mode")
+	tool, mode := c.Args.Tool, c.Args.Mode
 	switch {
 	case tool == "" && mode != "":
 		return nil, &tools.Error{Code: tools.CodeInvalidArgument, Message: "describe_capabilities with mode also needs tool", NextAction: tools.Describe("", "")}
@@ -128,7 +129,7 @@ type CommandResult struct {
 }
 
 func (s *Server) commandResult(ctx context.Context, c *Call) (any, error) {
-	id := c.Str("correlation_id")
+	id := c.Args.CorrelationID
 	cmd, ok := c.Session.Command(id)
 	if e, evicted := c.Session.Evicted(id); !ok && evicted {
 		return nil, &tools.Error{Code: tools.CodeResultEvicted, Message: e.Message,
@@ -166,12 +167,12 @@ type Pending struct {
 }
 
 func (s *Server) pendingCommands(ctx context.Context, c *Call) (any, error) {
-	after, err := session.ParseCursor(c.Str("after_cursor"))
+	after, err := session.ParseCursor(c.Args.AfterCursor)
 	if err != nil {
 		return nil, &tools.Error{Code: tools.CodeInvalidArgument, Message: "after_cursor must be a cursor from a previous pending_commands answer", NextAction: tools.Describe("observe", "pending_commands")}
 	}
-	list := c.Session.Commands(after, c.Int("limit", 100))
-	p := Pending{Commands: list, Cursor: c.Str("after_cursor")}
+	list := c.Session.Commands(after, cmp.Or(c.Args.Limit, 100))
+	p := Pending{Commands: list, Cursor: c.Args.AfterCursor}
 	if p.Commands == nil {
 		p.Commands = []session.CommandInfo{}
 	}

@@ -76,25 +76,6 @@ func (s *Server) call(ctx context.Context, sess *session.Session, tool string, a
 	return res
 }
 
-// Wrap replaces the handler of tool.what with wrap(handler), keeping how
-// it runs (inline or as a command). It reports false when the mode has no
-// handler yet. Recorders (the session export) wrap modes this way.
-func (s *Server) Wrap(tool, what string, wrap func(Handler) Handler) bool {
-	m, ok := tools.Lookup(tool, what)
-	if !ok {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	h, ok := s.handlers[m.Key()]
-	if !ok {
-		return false
-	}
-	h.run = wrap(h.run)
-	s.handlers[m.Key()] = h
-	return true
-}
-
 // ToolText is a result's text content, joined.
 func ToolText(res *mcp.CallToolResult) string {
 	var out string

@@ -60,13 +60,31 @@ func TestCallToolAndTrigger(t *testing.T) {
 	_, err = f.s.CallTool(ctx, nil, "observe", nil)
 	assert.ErrorIs(t, err, ErrNoSession)
 
-	var seen atomic.Int32
-	assert.True(t, f.s.Wrap("observe", "page", func(h Handler) Handler {
-		return func(ctx context.Context, c *Call) (any, error) { seen.Add(1); return h(ctx, c) }
-	}))
-	assert.False(t, f.s.Wrap("observe", "vitals", func(h Handler) Handler { return h }), "no handler yet")
+	var trail []string
+	f.s.Watch(keyWatcher{"observe.page", "A", &trail})
+	f.s.Watch(keyWatcher{"observe.page", "B", &trail})
+	f.s.Watch(keyWatcher{"observe.vitals", "C", &trail})
 	res, _ = f.s.CallTool(ctx, sess, "observe", json.RawMessage(`{"what":"page"}`))
 	assert.False(t, res.IsError)
-	assert.EqualValues(t, 1, seen.Load())
+	assert.Equal(t, []string{"A begin", "B begin", "B end ok", "A end ok"}, trail, "watchers compose in the order added, around the handler")
 	assert.EqualValues(t, 2, pages.Load())
+}
+
+// keyWatcher records the calls of one mode.
+type keyWatcher struct {
+	key, name string
+	trail     *[]string
+}
+
+func (w keyWatcher) Watches(m *tools.Mode) bool { return m.Key() == w.key }
+
+func (w keyWatcher) Begin(_ context.Context, c *Call) func(any, error) {
+	*w.trail = append(*w.trail, w.name+" begin")
+	return func(_ any, err error) {
+		end := w.name + " end ok"
+		if err != nil {
+			end = w.name + " end " + err.Error()
+		}
+		*w.trail = append(*w.trail, end)
+	}
 }

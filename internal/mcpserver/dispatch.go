@@ -33,43 +33,97 @@ func (s *Server) toolHandler(tool string) mcp.ToolHandler {
 	}
 }
 
-// dispatch validates the call, checks its classification and gate, runs it
-// and passes the result through the redaction gateway (Options.Redact),
-// then fences the page text of what a handler answered (fence.go). It
-// returns the result, and "tool.mode" and its class for the log.
+// dispatch validates the call, checks its classification and gate, runs
+// it (composed with what its definition asks for: compose) and passes the
+// result through the redaction gateway (Options.Redact), then fences the
+// page text of what a handler answered (fence.go) when the mode's answers
+// carry page text. It returns the result, and "tool.mode" and its class
+// for the log.
 func (s *Server) dispatch(ctx context.Context, sess *session.Session, tool string, raw json.RawMessage) (*mcp.CallToolResult, string, tools.Class) {
-	res, key, class, ran := s.route(ctx, sess, tool, raw)
+	res, mode, ran := s.route(ctx, sess, tool, raw)
+	key, class := tool+".?", tools.Class("")
+	if mode != nil {
+		key, class = mode.Key(), mode.Class
+	}
 	res, ok := s.redactResult(sess.ID(), res)
-	if ok && ran && tools.PageText(key) {
+	if ok && ran && mode != nil && mode.PageText() {
 		res = s.fence(sess, res)
 	}
 	return res, key, class
 }
 
-// route is dispatch before redaction. ran reports that the answer is the
-// handler's (not a refusal before it, nor still_processing).
-func (s *Server) route(ctx context.Context, sess *session.Session, tool string, raw json.RawMessage) (res *mcp.CallToolResult, key string, class tools.Class, ran bool) {
+// route is dispatch before redaction: the call's mode (nil when the call
+// names none), and ran, that the answer is the handler's (not a refusal
+// before it, nor still_processing).
+func (s *Server) route(ctx context.Context, sess *session.Session, tool string, raw json.RawMessage) (res *mcp.CallToolResult, mode *tools.Mode, ran bool) {
 	tc, terr := tools.Parse(tool, raw)
 	if terr != nil {
-		return errorResult(terr), tool + ".?", "", false
+		return errorResult(terr), nil, false
 	}
 	c := &Call{Call: tc, Session: sess, srv: s}
-	key, class = tc.Mode.Key(), tc.Mode.Class
 	h, ok := s.handler(tc.Mode)
 	if !ok {
-		return errorResult(tools.NotAvailable(tc.Mode, s.served())), key, class, false
+		return errorResult(tools.NotAvailable(tc.Mode, s.served())), tc.Mode, false
 	}
-	if class.Gated() {
+	if tc.Mode.Class.Gated() {
 		if e := s.opts.Gate(ctx, c); e != nil {
-			return errorResult(e), key, class, false
+			return errorResult(e), tc.Mode, false
 		}
 	}
+	run := s.compose(tc.Mode, h.run)
 	if h.inline {
-		return s.invoke(ctx, h.run, c), key, class, true
+		return s.invoke(ctx, run, c), tc.Mode, true
 	}
-	res, ran = s.runCommand(ctx, h.run, c)
-	return res, key, class, ran
+	res, ran = s.runCommand(ctx, run, c)
+	return res, tc.Mode, ran
 }
+
+// A Watcher follows the calls of the modes it watches (it reads their
+// definitions: the session recorder watches the recorded ones, the action
+// recorder those that drive the page). Begin runs before the handler; the
+// function it returns runs after it, with the handler's answer.
+type Watcher interface {
+	Watches(m *tools.Mode) bool
+	Begin(ctx context.Context, c *Call) (end func(v any, err error))
+}
+
+// compose is how a call of mode m runs: inside the watchers that watch m,
+// the first added outermost, around the handler. (Redaction and fencing
+// wrap the whole answer, in dispatch.)
+func (s *Server) compose(m *tools.Mode, h Handler) Handler {
+	s.mu.Lock()
+	var ws []Watcher
+	for _, w := range s.watches {
+		if w.Watches(m) {
+			ws = append(ws, w)
+		}
+	}
+	s.mu.Unlock()
+	if len(ws) == 0 {
+		return h
+	}
+	return func(ctx context.Context, c *Call) (v any, err error) {
+		ends := make([]func(any, error), 0, len(ws))
+		returned := false
+		defer func() {
+			if !returned { // the handler panicked (invoke recovers it): the watchers see a failure
+				v, err = nil, errPanicked
+			}
+			for i := len(ends) - 1; i >= 0; i-- {
+				ends[i](v, err)
+			}
+		}()
+		for _, w := range ws {
+			ends = append(ends, w.Begin(ctx, c))
+		}
+		v, err = h(ctx, c)
+		returned = true
+		return v, err
+	}
+}
+
+// errPanicked is what watchers see of a handler that panicked.
+var errPanicked = errors.New("mcpserver: the handler panicked")
 
 // runCommand starts the call as a session command and waits for it within
 // its budget: past timeout_ms (or at once with background) it answers

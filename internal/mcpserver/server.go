@@ -8,7 +8,6 @@ package mcpserver
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -79,8 +78,9 @@ type Server struct {
 	// incarnation names this daemon run in SSE event ids (restart.go).
 	incarnation string
 
-	mu       sync.Mutex // guards handlers after New
+	mu       sync.Mutex // guards handlers and watches after New
 	handlers map[string]handler
+	watches  []Watcher
 
 	watchers *routine.Group // goroutines awaiting HTTP sessions' end, and handed-off commands (keep.go)
 	done     chan struct{}
@@ -88,31 +88,12 @@ type Server struct {
 	keepMu   sync.Mutex      // one write to the pending folder at a time
 }
 
-// Call is a validated call as a Handler sees it.
+// Call is a validated call as a Handler sees it: its mode's definition and
+// its typed arguments (tools.Call), and the session it runs for.
 type Call struct {
 	*tools.Call
 	Session *session.Session
 	srv     *Server
-
-	// decoded is the arguments decoded by Decoded, shared by the gate and
-	// the handler (a call runs on one goroutine at a time).
-	decoded    any
-	decodedErr error
-}
-
-// Decoded returns the call's arguments decoded into a T — once per call:
-// the approval gate and the handler of the same call share the result.
-func Decoded[T any](c *Call) (*T, error) {
-	if v, ok := c.decoded.(*T); ok {
-		return v, c.decodedErr
-	}
-	v := new(T)
-	var err error
-	if len(c.Raw) > 0 {
-		err = json.Unmarshal(c.Raw, v)
-	}
-	c.decoded, c.decodedErr = v, err
-	return v, err
 }
 
 // Handler implements one mode. It returns a JSON object (a struct or map)
@@ -211,8 +192,19 @@ func (s *Server) SessionManager() *session.Manager { return s.sessions }
 func (s *Server) HTTPHandler() http.Handler { return s.http }
 
 // Handle registers the implementation of tool.what; a mode without one
-// answers not_available. It panics if the mode is not in the table.
+// answers not_available. It panics if the mode is not in the table. What
+// runs around a handler (watchers, redaction, fencing) is the dispatcher's
+// to compose, from the mode's definition: nothing wraps a handler.
 func (s *Server) Handle(tool, what string, h Handler) { s.register(tool, what, h, false) }
+
+// Watch adds a watcher: the calls of the modes it watches run inside it,
+// after the watchers added before it (dispatch.go, compose). Add watchers
+// before the daemon serves.
+func (s *Server) Watch(w Watcher) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.watches = append(s.watches, w)
+}
 
 func (s *Server) register(tool, what string, h Handler, inline bool) {
 	m, ok := tools.Lookup(tool, what)
@@ -220,8 +212,8 @@ func (s *Server) register(tool, what string, h Handler, inline bool) {
 		panic(fmt.Sprintf("mcpserver: %s.%s is not in the tool table", tool, what))
 	}
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.handlers[m.Key()] = handler{run: h, inline: inline}
-	s.mu.Unlock()
 }
 
 func (s *Server) handler(m *tools.Mode) (handler, bool) {

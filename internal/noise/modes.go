@@ -27,7 +27,7 @@ func (r *Rules) Register(m *mcpserver.Server) {
 }
 
 func (r *Rules) mode(ctx context.Context, c *mcpserver.Call) (any, error) {
-	op, pattern := c.Str("op"), c.Str("pattern")
+	op, pattern := c.Args.Op, c.Args.Pattern
 	res := ListResult{Op: op}
 	var err error
 	switch op {

@@ -38,7 +38,7 @@ type StoreResult struct {
 }
 
 func (md modes) store(ctx context.Context, c *mcpserver.Call) (any, error) {
-	key, value := c.Str("key"), c.Str("value")
+	key, value := c.Args.Key, c.Args.Value
 	if err := CheckKey(key); err != nil {
 		return nil, toolError(err, nil)
 	}
@@ -76,7 +76,7 @@ type LoadResult struct {
 }
 
 func (md modes) load(ctx context.Context, c *mcpserver.Call) (any, error) {
-	n, err := md.cfg.Store.Get(c.Str("key"))
+	n, err := md.cfg.Store.Get(c.Args.Key)
 	if err != nil {
 		return nil, toolError(err, md.cfg.Store)
 	}

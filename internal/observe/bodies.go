@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,14 +61,14 @@ func (o *Observer) networkBodies(ctx context.Context, c *mcpserver.Call) (any, e
 		return nil, err
 	}
 	tab := s.TabID()
-	id, url := c.Str("request_id"), c.Str("url")
+	id, url := c.Args.RequestID, c.Args.URL
 	matches := o.findRequests(tab, id, url)
 	if len(matches) == 0 {
 		return nil, &tools.Error{Code: "not_found", NextAction: &tools.Next{Tool: "observe", Arguments: map[string]any{"what": "network_waterfall", "tab_id": tab}},
 			Message: fmt.Sprintf("no captured request in tab %d matches; network_waterfall lists the requests with their ids", tab)}
 	}
 	r := BodiesResult{TabID: tab}
-	limit := min(max(c.Int("limit", defaultBodies), 1), capture.MaxLimit)
+	limit := min(max(cmp.Or(c.Args.Limit, defaultBodies), 1), capture.MaxLimit)
 	if len(matches) > limit {
 		matches, r.Truncated = matches[len(matches)-limit:], true
 	}
@@ -77,7 +78,7 @@ func (o *Observer) networkBodies(ctx context.Context, c *mcpserver.Call) (any, e
 			r.Truncated = true
 			break
 		}
-		b := o.readBody(ctx, s, matches[i], c.Str("body_path"))
+		b := o.readBody(ctx, s, matches[i], c.Args.BodyPath)
 		if ctx.Err() != nil {
 			return nil, tabs.ToolError(ctx.Err())
 		}

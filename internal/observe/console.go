@@ -83,7 +83,7 @@ func (o *Observer) logs(ctx context.Context, c *mcpserver.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	minLevel, text := c.Str("level"), c.Str("text")
+	minLevel, text := c.Args.Level, c.Args.Text
 	if _, ok := levelRank[minLevel]; minLevel != "" && !ok {
 		return nil, tools.Errorf(tools.CodeInvalidArgument, "level must be debug, info, warning or error")
 	}

@@ -57,11 +57,11 @@ const (
 // netFilterOf reads network_waterfall's filters: url, method, status (404,
 // 4xx, failed) and type (xhr, fetch, document, …).
 func netFilterOf(c *mcpserver.Call) (capture.NetworkQuery, error) {
-	q, err := statusFilter(c.Str("status"))
+	q, err := statusFilter(c.Args.Status)
 	if err != nil {
 		return q, err
 	}
-	q.URLContains, q.ResourceType, q.Method = c.Str("url"), resourceType(c.Str("type")), c.Str("method")
+	q.URLContains, q.ResourceType, q.Method = c.Args.URL, resourceType(c.Args.Type), c.Args.Method
 	return q, nil
 }
 
@@ -113,7 +113,7 @@ func (o *Observer) networkWaterfall(ctx context.Context, c *mcpserver.Call) (any
 	if err != nil {
 		return nil, err
 	}
-	text, r := waterfall(o.cfg.Store, tab, q, pg, c.Str("scope") != scopeAll)
+	text, r := waterfall(o.cfg.Store, tab, q, pg, c.Args.Scope != scopeAll)
 	return mcpserver.Result(text, r)
 }
 

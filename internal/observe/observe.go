@@ -12,6 +12,7 @@
 package observe
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -134,12 +135,12 @@ func Budget(ctx context.Context, c *mcpserver.Call) (context.Context, context.Ca
 
 // tab resolves the call's tab for buffer reads (no browser round trip).
 func (o *Observer) tab(c *mcpserver.Call) (int, error) {
-	return o.cfg.Tabs.Tab(c.Session.ID(), c.Int("tab_id", 0))
+	return o.cfg.Tabs.Tab(c.Session.ID(), c.Args.TabID)
 }
 
 // session resolves the call's tab for CDP calls, attaching if needed.
 func (o *Observer) session(ctx context.Context, c *mcpserver.Call) (*cdp.Session, error) {
-	return o.cfg.Tabs.Session(ctx, c.Session.ID(), c.Int("tab_id", 0))
+	return o.cfg.Tabs.Session(ctx, c.Session.ID(), c.Args.TabID)
 }
 
 // paging is the limit, after_cursor and summary of a list mode.
@@ -160,8 +161,8 @@ func (o *Observer) listed(c *mcpserver.Call) (int, paging, error) {
 }
 
 func pagingOf(c *mcpserver.Call) (paging, error) {
-	p := paging{limit: min(max(c.Int("limit", capture.DefaultLimit), 1), capture.MaxLimit), summary: c.Bool("summary")}
-	if s := c.Str("after_cursor"); s != "" {
+	p := paging{limit: min(max(cmp.Or(c.Args.Limit, capture.DefaultLimit), 1), capture.MaxLimit), summary: c.Args.Summary}
+	if s := c.Args.AfterCursor; s != "" {
 		n, err := strconv.ParseUint(s, 10, 64)
 		if err != nil {
 			return p, &tools.Error{Code: tools.CodeInvalidArgument, NextAction: tools.Describe("observe", c.Mode.Name),

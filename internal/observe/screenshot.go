@@ -2,6 +2,7 @@ package observe
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -161,13 +162,13 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 	if len(o.cfg.Store.OpenDialogs(tab)) > 0 {
 		return nil, dialogBlocks(tab)
 	}
-	format := c.Str("format")
+	format := c.Args.Format
 	if format == "" {
 		format = "png"
 	}
 	p := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormat(format)}
 	if format == "jpeg" {
-		q := int64(c.Int("quality", 80))
+		q := int64(cmp.Or(c.Args.Quality, 80))
 		p.Quality = &q
 	}
 	if p.Clip, err = o.clip(ctx, s, c); err != nil {
@@ -188,7 +189,7 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 	if r.MaskedFrames > 0 {
 		text += fmt.Sprintf(" (%d cross-origin frame(s) painted black: Gasoline cannot mask the fields inside them; observe snapshot reads their text)", r.MaskedFrames)
 	}
-	if c.Bool("to_file") || len(data) > maxInline {
+	if c.Args.ToFile || len(data) > maxInline {
 		if r.Path, err = o.saveFile(tab, format, data); err != nil {
 			return nil, err
 		}
@@ -226,7 +227,7 @@ func (o *Observer) Capture(ctx context.Context, s *cdp.Session, c *mcpserver.Cal
 // clip returns the region to capture: an element (ref or selector), the
 // full page, or nil for the viewport.
 func (o *Observer) clip(ctx context.Context, s *cdp.Session, c *mcpserver.Call) (*page.Viewport, error) {
-	switch ref, sel := c.Str("ref"), c.Str("selector"); {
+	switch ref, sel := c.Args.Ref, c.Args.Selector; {
 	case ref != "":
 		return o.refClip(ctx, s, ref)
 	case sel != "":
@@ -238,7 +239,7 @@ func (o *Observer) clip(ctx context.Context, s *cdp.Session, c *mcpserver.Call) 
 			return nil, &tools.Error{Code: "element_not_found", Message: fmt.Sprintf("no visible element matches %q in tab %d; check the selector (observe snapshot shows the page)", sel, s.TabID())}
 		}
 		return &page.Viewport{X: r.X, Y: r.Y, Width: r.W, Height: r.H, Scale: 1}, nil
-	case c.Bool("full_page"):
+	case c.Args.FullPage:
 		m, err := cdproto.Call(ctx, s, page.GetLayoutMetrics, cdproto.Empty{})
 		if err != nil {
 			return nil, tabs.ToolError(err)

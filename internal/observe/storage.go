@@ -80,7 +80,7 @@ func (o *Observer) storage(ctx context.Context, c *mcpserver.Call) (any, error) 
 	if len(o.cfg.Store.OpenDialogs(s.TabID())) > 0 {
 		return nil, dialogBlocks(s.TabID())
 	}
-	ctxID, err := contextFor(ctx, s, strings.TrimSuffix(c.Str("origin"), "/"))
+	ctxID, err := contextFor(ctx, s, strings.TrimSuffix(c.Args.Origin, "/"))
 	if err != nil {
 		return nil, err
 	}

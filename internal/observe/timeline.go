@@ -38,7 +38,7 @@ func (o *Observer) websocketEvents(ctx context.Context, c *mcpserver.Call) (any,
 		limit = capture.MaxLimit * 10
 	}
 	fetch := func(after uint64, n int) capture.Page[capture.WebSocketEvent] {
-		return o.cfg.Store.WebSockets(tab, capture.WebSocketQuery{After: after, Limit: n, URLContains: c.Str("url")})
+		return o.cfg.Store.WebSockets(tab, capture.WebSocketQuery{After: after, Limit: n, URLContains: c.Args.URL})
 	}
 	p := collect(fetch, func(capture.WebSocketEvent) bool { return true }, func(e capture.WebSocketEvent) uint64 { return e.Seq }, pg.after, limit)
 	r := WebSocketsResult{TabID: tab, NextCursor: cursor(p.Next), Truncated: p.Truncated, Missed: p.Missed}

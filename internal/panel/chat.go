@@ -87,9 +87,9 @@ func (p *Panel) asksUser(tool string, args json.RawMessage) bool {
 	if err != nil || !c.Mode.Class.Gated() {
 		return false
 	}
-	origin := c.Str("url")
+	origin := c.Args.URL
 	if origin == "" {
-		if tab, why := p.cfg.Tabs.Registry().Lookup(SessionID, c.Int("tab_id", 0)); why.Kind == tabs.WhyOK {
+		if tab, why := p.cfg.Tabs.Registry().Lookup(SessionID, c.Args.TabID); why.Kind == tabs.WhyOK {
 			origin = p.cfg.Tabs.URL(tab)
 		}
 	}

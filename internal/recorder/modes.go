@@ -8,22 +8,24 @@ import (
 )
 
 // Register serves configure recording_start and recording_stop on m, and
-// wraps every interact mode registered so far so the recorder knows when
-// the agent acts (source.go). Call it after the interact modes are
-// registered.
+// watches every call that drives the page, so the recorder knows when the
+// agent acts (source.go).
 func (r *Recorder) Register(m *mcpserver.Server) {
 	r.mu.Lock()
 	r.alive = func(sid string) bool { return m.SessionManager().Get(sid) != nil }
 	r.mu.Unlock()
 	m.Handle("configure", "recording_start", r.start)
 	m.Handle("configure", "recording_stop", r.stop)
-	t, _ := tools.Get("interact")
-	for _, what := range t.ModeNames() {
-		m.Wrap("interact", what, func(h mcpserver.Handler) mcpserver.Handler {
-			return func(ctx context.Context, c *mcpserver.Call) (any, error) {
-				defer r.begin(c.Session.ID())()
-				return h(ctx, c)
-			}
-		})
-	}
+	m.Watch(r)
+}
+
+// Watches says which calls are the agent acting: those of the modes that
+// drive the page (tools.Mode.DrivesPage). The Recorder is an
+// mcpserver.Watcher.
+func (r *Recorder) Watches(m *tools.Mode) bool { return m.DrivesPage }
+
+// Begin marks the session's agent as acting until the call ends.
+func (r *Recorder) Begin(_ context.Context, c *mcpserver.Call) func(any, error) {
+	end := r.begin(c.Session.ID())
+	return func(any, error) { end() }
 }

@@ -43,7 +43,7 @@ func (r *Recorder) start(ctx context.Context, c *mcpserver.Call) (any, error) {
 		return nil, tools.Errorf(tools.CodeNotAvailable, "recording needs the session export, which did not start; see the daemon log")
 	}
 	sid := c.Session.ID()
-	name := c.Str("name")
+	name := c.Args.Name
 	if name == "" {
 		name = "recording " + r.cfg.Now().UTC().Format("15:04:05")
 	}

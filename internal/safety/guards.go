@@ -58,9 +58,9 @@ func (c *Core) explainPolicy(call *mcpserver.Call) (gate.Words, *tools.Error) {
 // policyChange parses op set's rules and compares them with the policy in
 // force; a change that loosens it is refused (user_only).
 func (c *Core) policyChange(call *mcpserver.Call) (*policy.Policy, policy.Change, *tools.Error) {
-	raw, err := json.Marshal(call.Args["rules"])
-	if err != nil {
-		return nil, policy.Change{}, tools.Errorf(tools.CodeInvalidArgument, "rules: %v", err)
+	raw := call.Args.Rules
+	if raw == nil {
+		raw = json.RawMessage("null") // rules not given: Parse says what is missing
 	}
 	next, err := policy.Parse(raw)
 	if err != nil {
@@ -95,8 +95,8 @@ func changeCount(c policy.Change) string {
 // explainRedaction: add_pattern masks more and is asked with its exact
 // expression; remove_pattern would show the agent more and is refused.
 func (c *Core) explainRedaction(call *mcpserver.Call) (gate.Words, *tools.Error) {
-	pat := call.Str("pattern")
-	switch call.Str("op") {
+	pat := call.Args.Pattern
+	switch call.Args.Op {
 	case "remove_pattern":
 		return gate.Words{}, removalRefused(pat)
 	case "add_pattern":
@@ -128,27 +128,27 @@ func removalRefused(pat string) *tools.Error {
 func configureWords(call *mcpserver.Call) gate.Words {
 	switch call.Mode.Name {
 	case "store":
-		v := call.Str("value")
-		w := gate.Words{Target: fmt.Sprintf("save the note %s (%d characters) in Gasoline's state folder", quote(call.Str("key")), len([]rune(v)))}
+		v := call.Args.Value
+		w := gate.Words{Target: fmt.Sprintf("save the note %s (%d characters) in Gasoline's state folder", quote(call.Args.Key), len([]rune(v)))}
 		w.Detail, w.DetailLabel = v, "The whole note"
 		return w
 	case "clear":
-		if b := call.Str("buffer"); b != "" {
+		if b := call.Args.Buffer; b != "" {
 			return gate.Words{Target: "clear the " + quote(b) + " capture buffer"}
 		}
 		return gate.Words{Target: "clear every capture buffer (logs, errors, network, actions)"}
 	case "noise_rule":
-		if call.Str("op") == "remove" {
-			return gate.Words{Target: "stop hiding errors and logs that match " + quote(call.Str("pattern"))}
+		if call.Args.Op == "remove" {
+			return gate.Words{Target: "stop hiding errors and logs that match " + quote(call.Args.Pattern)}
 		}
-		return gate.Words{Target: "hide errors and logs that match " + quote(call.Str("pattern")) + " from the agent, as noise"}
+		return gate.Words{Target: "hide errors and logs that match " + quote(call.Args.Pattern) + " from the agent, as noise"}
 	case "agent_watch":
-		if call.Str("op") == "disable" {
+		if call.Args.Op == "disable" {
 			return gate.Words{Target: "turn off automatic read-only checks on errors"}
 		}
 		return gate.Words{Target: "turn on automatic read-only checks on errors and failed requests (they never change the page)"}
 	case "recording_start":
-		if n := call.Str("name"); n != "" {
+		if n := call.Args.Name; n != "" {
 			return gate.Words{Target: "start recording your clicks and typing in the tab as " + quote(n) + " (passwords are never recorded)"}
 		}
 		return gate.Words{Target: "start recording your clicks and typing in the tab (passwords are never recorded)"}

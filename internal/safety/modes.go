@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 
@@ -25,14 +26,14 @@ func (c *Core) Register(m *mcpserver.Server) {
 	m.Handle("configure", "policy", c.configurePolicy)
 	m.Handle("configure", "audit_log", func(ctx context.Context, call *mcpserver.Call) (any, error) {
 		f := audit.Filter{SessionID: call.Session.ID()}
-		if cur := call.Str("after_cursor"); cur != "" {
+		if cur := call.Args.AfterCursor; cur != "" {
 			n, err := strconv.ParseUint(cur, 10, 64)
 			if err != nil {
 				return nil, tools.Errorf(tools.CodeInvalidArgument, "after_cursor %q is not a cursor from an earlier audit_log answer", cur)
 			}
 			f.AfterSeq = n
 		}
-		entries, err := c.Audit.Read(f, call.Int("limit", 100))
+		entries, err := c.Audit.Read(f, cmp.Or(call.Args.Limit, 100))
 		if err != nil {
 			return nil, err
 		}
@@ -41,7 +42,7 @@ func (c *Core) Register(m *mcpserver.Server) {
 }
 
 func (c *Core) configurePolicy(ctx context.Context, call *mcpserver.Call) (any, error) {
-	if call.Str("op") == "get" {
+	if call.Args.Op == "get" {
 		p, err := c.Policy.Current()
 		out := map[string]any{"file": c.Policy.Path(), "policy": p}
 		if err != nil {

@@ -205,7 +205,7 @@ func (c *Core) MaskSelectors() ([]string, error) {
 // is the user's alone (`gasoline-host redaction remove`).
 func (c *Core) configureRedaction(ctx context.Context, call *mcpserver.Call) (any, error) {
 	id := call.Session.ID()
-	op, pat := call.Str("op"), call.Str("pattern")
+	op, pat := call.Args.Op, call.Args.Pattern
 	if op == "get" {
 		return c.red.status(id), nil
 	}

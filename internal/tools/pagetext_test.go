@@ -5,44 +5,33 @@ import (
 	"testing"
 )
 
-// TestPageTextHouseRule: every mode of the tools that reach pages and
-// artifacts (observe, interact, analyze, generate) is either in the
-// page-text set or listed as carrying none, with a reason; both lists name
-// only real modes; configure has page text only in its audit log.
+// TestPageTextHouseRule: the table does not build when a mode says
+// neither page nor own text (Mode.check); the modes known to carry Gasoline's words
+// only are the ones that say so; configure has page text only in its audit
+// log.
 func TestPageTextHouseRule(t *testing.T) {
+	own := map[string]bool{"observe.pending_commands": true, "observe.screenshot": true}
 	for _, tool := range All() {
 		for _, m := range tool.Modes {
 			k := m.Key()
-			in, out := pageText[k], noPageText[k] != ""
 			switch tool.Name {
 			case "observe", "interact", "analyze", "generate":
-				if in == out {
-					t.Errorf("%s: in the page-text set %v, in the no-page-text list %v; put it in exactly one (internal/tools/pagetext.go)", k, in, out)
+				if m.PageText() == own[k] {
+					t.Errorf("%s: page text %v; only %v carry none", k, m.PageText(), own)
 				}
 			case "configure":
-				if in != (k == "configure.audit_log") || out {
-					t.Errorf("%s: page text %v; only configure.audit_log carries page text", k, in)
+				if m.PageText() != (k == "configure.audit_log") {
+					t.Errorf("%s: page text %v; only configure.audit_log carries page text", k, m.PageText())
 				}
 			}
 		}
 	}
-	for k := range pageText {
-		tool, what, _ := strings.Cut(k, ".")
-		if _, ok := Lookup(tool, what); !ok {
-			t.Errorf("the page-text set names %s, which is not in the table", k)
+	defer func() {
+		if recover() == nil {
+			t.Error("a mode that says nothing of page text built")
 		}
-	}
-	for k := range noPageText {
-		tool, what, _ := strings.Cut(k, ".")
-		if _, ok := Lookup(tool, what); !ok {
-			t.Errorf("the no-page-text list names %s, which is not in the table", k)
-		}
-	}
-	for _, k := range []string{"observe.snapshot", "interact.get_text", "interact.explore_page", "analyze.page_summary"} {
-		if !PageText(k) {
-			t.Errorf("PageText(%q) = false", k)
-		}
-	}
+	}()
+	mustBuild([]toolSpec{{name: "x", modes: []modeSpec{{name: "y", class: ro, summary: "s"}}}})
 }
 
 // TestDescriptionsSayPageTextIsData: the tools whose results carry page

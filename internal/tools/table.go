@@ -1,21 +1,41 @@
 package tools
 
-// The one table: every tool, every mode, its classification and arguments
-// (TOOLS.md "Modes", SAFETY.md "Classification"). Modes are sorted by name
-// within a tool's tier-1 and tier-2 blocks; TestTableHouseRules checks it.
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// The one table: every tool and every mode's definition — its
+// classification, arguments, whether its answers carry page text, the
+// words an approval prompt says of it, how it is recorded and replayed,
+// and how it uses the session's tabs (TOOLS.md "Modes", SAFETY.md
+// "Classification"). Modes are sorted by name within a tool's tier-1 and
+// tier-2 blocks; TestTableHouseRules checks it. Adding a mode is adding
+// its line here and its handler (mcpserver.Server.Handle).
 
 type toolSpec struct {
 	name, title, summary string
 	openWorld            bool
 	common               string
+	drivesPage           bool // every mode acts in the tab (interact)
 	modes                []modeSpec
 }
 
+// modeSpec is one mode's line; Mode documents each field.
 type modeSpec struct {
 	name    string
 	class   Class
-	tier    int
+	tier    int // 0 means 1
 	args    string
+	text    Text
+	words   string
+	readOp  string
+	replay  Replay
+	step    bool
+	steps   bool
+	tab     TabUse
+	shows   string
 	summary string
 }
 
@@ -23,112 +43,155 @@ const (
 	ro  = ReadOnly
 	mut = Mutating
 	sen = Sensitive
+
+	page = PageText
+	own  = OwnText
 )
+
+func (ms modeSpec) mode(ts toolSpec) *Mode {
+	tier := ms.tier
+	if tier == 0 {
+		tier = 1
+	}
+	return &Mode{Tool: ts.name, Name: ms.name, Class: ms.class, Tier: tier, Summary: ms.summary, Text: ms.text,
+		Words: ms.words, ReadOp: ms.readOp, Replay: ms.replay, Step: ms.step, Steps: ms.steps, Tab: ms.tab,
+		Shows: ms.shows, DrivesPage: ts.drivesPage}
+}
+
+// check refuses a definition that leaves a decision out or contradicts
+// itself (the table then does not build: every test run catches it).
+func (m *Mode) check() error {
+	switch {
+	case m.Text != PageText && m.Text != OwnText:
+		return errors.New("says neither page nor own text: decide whether its answers can carry page text")
+	case m.Class.Gated() != (m.Words != ""):
+		return fmt.Errorf("class %s with words %q: every gated mode, and only a gated mode, has the words a prompt says of it", m.Class, m.Words)
+	case m.DrivesPage && m.Replay == replayUnset:
+		return errors.New("has no replay: decide whether it is recorded (a Replay form) or NotRecorded")
+	case !m.DrivesPage && (m.Replay != replayUnset || m.Step || m.Steps || m.Tab != TabCurrent || m.Shows != ""):
+		return errors.New("replay, step, steps, tab and shows are for modes that act in the tab")
+	case m.Steps && (m.Step || m.Replay != ReplaySteps):
+		return errors.New("a mode that runs steps is no step itself and is recorded step by step")
+	case m.Tab.Destination() && !slices.ContainsFunc(m.Args, func(a Arg) bool { return a.Name == "url" }):
+		return errors.New("a mode that goes somewhere takes url")
+	case m.Shows != "" && !slices.ContainsFunc(m.Args, func(a Arg) bool { return a.Name == m.Shows }):
+		return fmt.Errorf("shows %q, which it does not take", m.Shows)
+	case m.ReadOp != "":
+		for _, a := range m.Args {
+			if a.Name == "op" && slices.Contains(a.Enum, m.ReadOp) && m.Class.Gated() {
+				return nil
+			}
+		}
+		return fmt.Errorf("read op %q is not in the op enum of a gated mode", m.ReadOp)
+	}
+	return nil
+}
 
 var table = []toolSpec{
 	{
 		name: "observe", title: "Observe the browser", openWorld: true, common: "tab_id",
 		summary: "Read what the user's Chrome tab shows and recorded (read-only)",
 		modes: []modeSpec{
-			{"actions", ro, 1, "limit after_cursor", "navigations, clicks and inputs recorded in the tab (passwords never recorded)"},
-			{"approvals", ro, 1, "", "pending approval requests and live grants for this session"},
-			{"command_result", ro, 1, "correlation_id!", "the result of a call that answered still_processing or ran in the background"},
-			{"error_bundles", ro, 1, "limit after_cursor summary", "each error with the network requests and actions around it"},
-			{"errors", ro, 1, "limit after_cursor summary", "console errors and uncaught exceptions with stack, url, count, first/last seen"},
-			{"logs", ro, 1, "level text limit after_cursor summary", "console messages, filterable by level and text"},
-			{"network_bodies", ro, 1, "request_id|url body_path limit", "request and response bodies of captured requests"},
-			{"network_waterfall", ro, 1, "scope url method status type limit after_cursor summary", "requests of the current page (scope all: every captured one) with method, url, status, type, timing, size, initiator"},
-			{"page", ro, 1, "", "url, title, viewport, load state, tab id and frames"},
-			{"pending_commands", ro, 1, "after_cursor limit", "this session's commands: running ones and recent results"},
-			{"screenshot", ro, 1, "ref selector full_page format quality to_file", "viewport, full page or one element; sensitive fields masked in every frame, a frame out of reach painted black"},
-			{"snapshot", ro, 1, "ref selector frame interactive_only depth limit find diff to_file", "accessibility tree with [eN] refs on interactive and named nodes; find: matches only; diff: changes since your last snapshot"},
-			{"storage", ro, 1, "origin", "localStorage, sessionStorage and cookie names and flags (values redacted)"},
-			{"tabs", ro, 1, "", "the session's tabs (opened by it or shared by the user) and the connected browsers"},
-			{"timeline", ro, 1, "limit after_cursor summary", "merged timeline of console, network and action events"},
-			{"vitals", ro, 1, "", "LCP, CLS, INP, FCP, TTFB"},
-			{"websocket_events", ro, 1, "url limit after_cursor summary", "WebSocket frames sent and received per socket"},
+			{name: "actions", class: ro, args: "limit after_cursor", text: page, summary: "navigations, clicks and inputs recorded in the tab (passwords never recorded)"},
+			{name: "approvals", class: ro, text: page, summary: "pending approval requests and live grants for this session"},
+			{name: "command_result", class: ro, args: "correlation_id!", text: page, summary: "the result of a call that answered still_processing or ran in the background"},
+			{name: "error_bundles", class: ro, args: "limit after_cursor summary", text: page, summary: "each error with the network requests and actions around it"},
+			{name: "errors", class: ro, args: "limit after_cursor summary", text: page, summary: "console errors and uncaught exceptions with stack, url, count, first/last seen"},
+			{name: "logs", class: ro, args: "level text limit after_cursor summary", text: page, summary: "console messages, filterable by level and text"},
+			{name: "network_bodies", class: ro, args: "request_id|url body_path limit", text: page, summary: "request and response bodies of captured requests"},
+			{name: "network_waterfall", class: ro, args: "scope url method status type limit after_cursor summary", text: page, summary: "requests of the current page (scope all: every captured one) with method, url, status, type, timing, size, initiator"},
+			{name: "page", class: ro, text: page, summary: "url, title, viewport, load state, tab id and frames"},
+			{name: "pending_commands", class: ro, args: "after_cursor limit", text: own, summary: "this session's commands: running ones and recent results"},
+			{name: "screenshot", class: ro, args: "ref selector full_page format quality to_file", text: own, summary: "viewport, full page or one element; sensitive fields masked in every frame, a frame out of reach painted black"},
+			{name: "snapshot", class: ro, args: "ref selector frame interactive_only depth limit find diff to_file", text: page, summary: "accessibility tree with [eN] refs on interactive and named nodes; find: matches only; diff: changes since your last snapshot"},
+			{name: "storage", class: ro, args: "origin", text: page, summary: "localStorage, sessionStorage and cookie names and flags (values redacted)"},
+			{name: "tabs", class: ro, text: page, summary: "the session's tabs (opened by it or shared by the user) and the connected browsers"},
+			{name: "timeline", class: ro, args: "limit after_cursor summary", text: page, summary: "merged timeline of console, network and action events"},
+			{name: "vitals", class: ro, text: page, summary: "LCP, CLS, INP, FCP, TTFB"},
+			{name: "websocket_events", class: ro, args: "url limit after_cursor summary", text: page, summary: "WebSocket frames sent and received per socket"},
 		},
 	},
 	{
 		name: "interact", title: "Act on the page", openWorld: true, common: "tab_id frame",
-		summary: "Act on the user's Chrome tab with trusted input; mutating modes need the user's approval",
+		summary:    "Act on the user's Chrome tab with trusted input; mutating modes need the user's approval",
+		drivesPage: true,
 		modes: []modeSpec{
-			{"back", mut, 1, "wait_until", "go back in history"},
-			{"batch", mut, 1, "steps!", "run interact steps in order, stop on the first failure; one approval covers the listed mutating steps"},
-			{"check", mut, 1, "ref|selector checked", "check or uncheck a checkbox or radio"},
-			{"click", mut, 1, "ref|selector|x y button click_count modifiers", "click an element; returns what changed"},
-			{"close_tab", mut, 1, "", "close a tab the session owns"},
-			{"drag", mut, 1, "ref|selector|x y to_ref|to_selector|to_x to_y", "drag an element (or point) onto another"},
-			{"execute_js", sen, 1, "script!", "evaluate JavaScript in the page (the user sees the whole script; at most 32 KiB; result size capped)"},
-			{"explore_page", ro, 1, "limit", "page info, interactive snapshot and new errors in one call"},
-			{"fill_form", mut, 1, "fields! submit", "fill several fields in order"},
-			{"focus", ro, 1, "ref|selector", "focus an element"},
-			{"forward", mut, 1, "wait_until", "go forward in history"},
-			{"get_attribute", ro, 1, "ref|selector name!", "read one attribute of an element"},
-			{"get_text", ro, 1, "ref|selector", "read an element's text"},
-			{"get_value", ro, 1, "ref|selector", "read a form control's value"},
-			{"handle_dialog", mut, 1, "accept! prompt_text", "accept or dismiss an alert, confirm or prompt"},
-			{"hover", ro, 1, "ref|selector|x y", "move the mouse over an element"},
-			{"key_press", mut, 1, "keys! ref selector", "press a key or chord, optionally on an element"},
-			{"navigate", mut, 1, "url! wait_until browser", "open an http(s) URL or about:blank; without tab_id in a session with no tab (in that browser) it opens a new tab"},
-			{"new_tab", mut, 1, "url wait_until browser", "open a new tab in the session's tab group (of the browser named)"},
-			{"query", ro, 1, "selector! limit", "count and list the elements matching a selector"},
-			{"refresh", mut, 1, "wait_until", "reload the page"},
-			{"scroll_to", ro, 1, "ref|selector|x y", "scroll an element or point into view"},
-			{"select", mut, 1, "ref|selector value!", "choose an option of a select"},
-			{"switch_tab", ro, 1, "tab_id!", "make a tab the session owns its current tab"},
-			{"type", mut, 1, "ref|selector text! clear", "type text into a field"},
-			{"upload", sen, 1, "ref|selector files!", "set files on a file input; refuses credential and key paths"},
-			{"wait_for", ro, 1, "selector|text|url|network_idle state idle_ms", "wait until a selector is visible/hidden, text is present, the url matches or the network is idle (bounded by timeout_ms)"},
-			{"wait_for_stable", ro, 1, "idle_ms", "wait until the DOM and network stay quiet for idle_ms"},
+			{name: "back", class: mut, args: "wait_until", text: page, replay: ReplayBack, step: true, words: "Go back in the tab's history", summary: "go back in history"},
+			{name: "batch", class: mut, args: "steps!", text: page, replay: ReplaySteps, steps: true, words: "Run several page actions in a row", summary: "run interact steps in order, stop on the first failure; one approval covers the listed mutating steps"},
+			{name: "check", class: mut, args: "ref|selector checked", text: page, replay: ReplayCheck, step: true, words: "Tick or untick a checkbox", summary: "check or uncheck a checkbox or radio"},
+			{name: "click", class: mut, args: "ref|selector|x y button click_count modifiers", text: page, replay: ReplayClick, step: true, words: "Click on the page", summary: "click an element; returns what changed"},
+			{name: "close_tab", class: mut, text: page, replay: NotRecorded, tab: TabAny, words: "Close a tab", summary: "close a tab the session owns"},
+			{name: "drag", class: mut, args: "ref|selector|x y to_ref|to_selector|to_x to_y", text: page, replay: ReplayComment, step: true, words: "Drag something on the page", summary: "drag an element (or point) onto another"},
+			{name: "execute_js", class: sen, args: "script!", text: page, replay: ReplayComment, step: true, shows: "script", words: "Run its own JavaScript in the page (a script can read and change anything the page can, and send it anywhere)", summary: "evaluate JavaScript in the page (the user sees the whole script; at most 32 KiB; result size capped)"},
+			{name: "explore_page", class: ro, args: "limit", text: page, replay: NotRecorded, step: true, summary: "page info, interactive snapshot and new errors in one call"},
+			{name: "fill_form", class: mut, args: "fields! submit", text: page, replay: ReplayFill, step: true, words: "Fill in a form", summary: "fill several fields in order"},
+			{name: "focus", class: ro, args: "ref|selector", text: page, replay: ReplayFocus, step: true, summary: "focus an element"},
+			{name: "forward", class: mut, args: "wait_until", text: page, replay: ReplayForward, step: true, words: "Go forward in the tab's history", summary: "go forward in history"},
+			{name: "get_attribute", class: ro, args: "ref|selector name!", text: page, replay: NotRecorded, step: true, summary: "read one attribute of an element"},
+			{name: "get_text", class: ro, args: "ref|selector", text: page, replay: NotRecorded, step: true, summary: "read an element's text"},
+			{name: "get_value", class: ro, args: "ref|selector", text: page, replay: NotRecorded, step: true, summary: "read a form control's value"},
+			{name: "handle_dialog", class: mut, args: "accept! prompt_text", text: page, replay: ReplayComment, step: true, words: "Answer a dialog the page opened", summary: "accept or dismiss an alert, confirm or prompt"},
+			{name: "hover", class: ro, args: "ref|selector|x y", text: page, replay: ReplayHover, step: true, summary: "move the mouse over an element"},
+			{name: "key_press", class: mut, args: "keys! ref selector", text: page, replay: ReplayPress, step: true, words: "Press keys on the page", summary: "press a key or chord, optionally on an element"},
+			{name: "navigate", class: mut, args: "url! wait_until browser", text: page, replay: ReplayGoto, tab: TabOpens, words: "Go to another page in a tab", summary: "open an http(s) URL or about:blank; without tab_id in a session with no tab (in that browser) it opens a new tab"},
+			{name: "new_tab", class: mut, args: "url wait_until browser", text: page, replay: ReplayGoto, tab: TabNew, words: "Open a new tab", summary: "open a new tab in the session's tab group (of the browser named)"},
+			{name: "query", class: ro, args: "selector! limit", text: page, replay: NotRecorded, step: true, summary: "count and list the elements matching a selector"},
+			{name: "refresh", class: mut, args: "wait_until", text: page, replay: ReplayReload, step: true, words: "Reload the page", summary: "reload the page"},
+			{name: "scroll_to", class: ro, args: "ref|selector|x y", text: page, replay: ReplayScroll, step: true, summary: "scroll an element or point into view"},
+			{name: "select", class: mut, args: "ref|selector value!", text: page, replay: ReplaySelect, step: true, words: "Choose an option in a list", summary: "choose an option of a select"},
+			{name: "switch_tab", class: ro, args: "tab_id!", text: page, replay: NotRecorded, summary: "make a tab the session owns its current tab"},
+			{name: "type", class: mut, args: "ref|selector text! clear", text: page, replay: ReplayType, step: true, words: "Type text into the page", summary: "type text into a field"},
+			{name: "upload", class: sen, args: "ref|selector files!", text: page, replay: ReplayComment, step: true, words: "Give the page files from this computer", summary: "set files on a file input; refuses credential and key paths"},
+			{name: "wait_for", class: ro, args: "selector|text|url|network_idle state idle_ms", text: page, replay: NotRecorded, step: true, summary: "wait until a selector is visible/hidden, text is present, the url matches or the network is idle (bounded by timeout_ms)"},
+			{name: "wait_for_stable", class: ro, args: "idle_ms", text: page, replay: NotRecorded, step: true, summary: "wait until the DOM and network stay quiet for idle_ms"},
 		},
 	},
 	{
 		name: "analyze", title: "Analyze the page", openWorld: true, common: "tab_id",
 		summary: "Conclusions about the page computed in the daemon (read-only)",
 		modes: []modeSpec{
-			{"accessibility", ro, 1, "selector wcag_level limit", "WCAG checks on the live page"},
-			{"data_table", ro, 1, "selector limit", "a table on the page as rows"},
-			{"dom", ro, 1, "ref selector depth limit", "DOM subtree with attributes"},
-			{"error_clusters", ro, 1, "limit", "errors grouped by cause"},
-			{"forms", ro, 1, "selector", "forms with their fields, labels and validation"},
-			{"page_issues", ro, 1, "limit", "errors, failed requests, accessibility and security problems, ranked"},
-			{"page_summary", ro, 1, "", "what the page is and what can be done on it"},
-			{"performance", ro, 1, "", "timings, long tasks, largest resources"},
-			{"security_audit", ro, 1, "", "cookie flags, mixed content, secrets in URLs or storage, missing headers"},
-			{"link_health", ro, 2, "same_origin limit", "check the page's links"},
-			{"visual_diff", ro, 2, "baseline! threshold", "compare a screenshot with a baseline"},
+			{name: "accessibility", class: ro, args: "selector wcag_level limit", text: page, summary: "WCAG checks on the live page"},
+			{name: "data_table", class: ro, args: "selector limit", text: page, summary: "a table on the page as rows"},
+			{name: "dom", class: ro, args: "ref selector depth limit", text: page, summary: "DOM subtree with attributes"},
+			{name: "error_clusters", class: ro, args: "limit", text: page, summary: "errors grouped by cause"},
+			{name: "forms", class: ro, args: "selector", text: page, summary: "forms with their fields, labels and validation"},
+			{name: "page_issues", class: ro, args: "limit", text: page, summary: "errors, failed requests, accessibility and security problems, ranked"},
+			{name: "page_summary", class: ro, text: page, summary: "what the page is and what can be done on it"},
+			{name: "performance", class: ro, text: page, summary: "timings, long tasks, largest resources"},
+			{name: "security_audit", class: ro, text: page, summary: "cookie flags, mixed content, secrets in URLs or storage, missing headers"},
+			{name: "link_health", class: ro, tier: 2, args: "same_origin limit", text: page, summary: "check the page's links"},
+			{name: "visual_diff", class: ro, tier: 2, args: "baseline! threshold", text: page, summary: "compare a screenshot with a baseline"},
 		},
 	},
 	{
 		name: "generate", title: "Generate artifacts", openWorld: false, common: "tab_id",
 		summary: "Artifacts from what was captured: Playwright scripts and tests, HAR, CSP, SARIF (read-only)",
 		modes: []modeSpec{
-			{"csp", ro, 1, "report_only", "a Content-Security-Policy from the origins observed"},
-			{"har", ro, 1, "url to_file", "HAR 1.2 of captured traffic, redacted"},
-			{"reproduction", ro, 1, "after_cursor to_file", "a Playwright script replaying the recorded actions"},
-			{"sarif", ro, 1, "wcag_level to_file", "accessibility findings (analyze accessibility) as SARIF 2.1.0"},
-			{"test", ro, 1, "name after_cursor to_file", "a Playwright test with assertions"},
-			{"pr_summary", ro, 2, "", "a summary of the session for a pull request"},
+			{name: "csp", class: ro, args: "report_only", text: page, summary: "a Content-Security-Policy from the origins observed"},
+			{name: "har", class: ro, args: "url to_file", text: page, summary: "HAR 1.2 of captured traffic, redacted"},
+			{name: "reproduction", class: ro, args: "after_cursor to_file", text: page, summary: "a Playwright script replaying the recorded actions"},
+			{name: "sarif", class: ro, args: "wcag_level to_file", text: page, summary: "accessibility findings (analyze accessibility) as SARIF 2.1.0"},
+			{name: "test", class: ro, args: "name after_cursor to_file", text: page, summary: "a Playwright test with assertions"},
+			{name: "pr_summary", class: ro, tier: 2, text: page, summary: "a summary of the session for a pull request"},
 		},
 	},
 	{
 		name: "configure", title: "Configure Gasoline", openWorld: false,
 		summary: "The Gasoline daemon itself: health, doctor, capabilities, policy, buffers, notes",
 		modes: []modeSpec{
-			{"agent_watch", mut, 1, "op!:enable,disable,status events rate_limit_per_min dedupe_window_seconds", "automatic read-only context on errors and failures"},
-			{"audit_log", ro, 1, "limit after_cursor", "approval decisions (redacted)"},
-			{"clear", mut, 1, "buffer", "empty capture buffers"},
-			{"describe_capabilities", ro, 1, "tool mode", "the parameter guide for one mode (or the list of modes)"},
-			{"doctor", ro, 1, "", "daemon-side checks, with a fix for each failure"},
-			{"health", ro, 1, "", "daemon version, pid, transports, extension, sessions"},
-			{"load", ro, 1, "key!", "read a session note"},
-			{"noise_rule", mut, 1, "op!:list,add,remove pattern", "hide recurring noise from errors and logs"},
-			{"policy", mut, 1, "op!:get,set rules", "approval rules; set may only tighten them (add gate or deny rules, drop allow rules): loosening is the user's alone"},
-			{"redaction", mut, 1, "op!:get,add_pattern,remove_pattern pattern", "redaction policy version, counters and user patterns; add_pattern masks more, removing one is the user's alone"},
-			{"store", mut, 1, "key! value!", "save a session note under the state directory"},
-			{"recording_start", mut, 2, "name", "start recording the user's actions"},
-			{"recording_stop", mut, 2, "", "stop recording"},
+			{name: "agent_watch", class: mut, args: "op!:enable,disable,status events rate_limit_per_min dedupe_window_seconds", text: own, readOp: "status", words: "Change Gasoline's automatic read-only checks on errors and failed requests", summary: "automatic read-only context on errors and failures"},
+			{name: "audit_log", class: ro, args: "limit after_cursor", text: page, summary: "approval decisions (redacted)"},
+			{name: "clear", class: mut, args: "buffer", text: own, words: "Clear data Gasoline captured (logs, errors, network)", summary: "empty capture buffers"},
+			{name: "describe_capabilities", class: ro, args: "tool mode", text: own, summary: "the parameter guide for one mode (or the list of modes)"},
+			{name: "doctor", class: ro, text: own, summary: "daemon-side checks, with a fix for each failure"},
+			{name: "health", class: ro, text: own, summary: "daemon version, pid, transports, extension, sessions"},
+			{name: "load", class: ro, args: "key!", text: own, summary: "read a session note"},
+			{name: "noise_rule", class: mut, args: "op!:list,add,remove pattern", text: own, readOp: "list", words: "Change which recurring errors and logs Gasoline hides from the agent as noise", summary: "hide recurring noise from errors and logs"},
+			{name: "policy", class: mut, args: "op!:get,set rules", text: own, readOp: "get", words: "Change which actions need your approval", summary: "approval rules; set may only tighten them (add gate or deny rules, drop allow rules): loosening is the user's alone"},
+			{name: "redaction", class: mut, args: "op!:get,add_pattern,remove_pattern pattern", text: own, readOp: "get", words: "Change what Gasoline hides from the agent", summary: "redaction policy version, counters and user patterns; add_pattern masks more, removing one is the user's alone"},
+			{name: "store", class: mut, args: "key! value!", text: own, words: "Save a note in Gasoline's state folder", summary: "save a session note under the state directory"},
+			{name: "recording_start", class: mut, tier: 2, args: "name", text: own, words: "Start recording what you do in the tab", summary: "start recording the user's actions"},
+			{name: "recording_stop", class: mut, tier: 2, text: own, words: "Stop recording what you do in the tab", summary: "stop recording"},
 		},
 	},
 }

@@ -46,7 +46,11 @@ type Tool struct {
 	Modes  []*Mode
 }
 
-// Mode is one `what` of a tool.
+// Mode is one `what` of a tool: its one definition (table.go). The tool
+// table, the input schemas, describe_capabilities, the dispatcher (which
+// wraps each call in recording, redaction and fencing as the definition
+// says), the approval gate, the session recorder and the exporter all read
+// it, so a mode is added in one place.
 type Mode struct {
 	Tool    string
 	Name    string
@@ -56,10 +60,126 @@ type Mode struct {
 	// Args lists the mode's own arguments in order (see parseArgs for the
 	// notation): required ones end in "!", alternatives of which one is
 	// required are joined by "|", and a per-mode enum is "name:a,b,c".
+	// A call's arguments are decoded once into Args (args.go).
 	Args []Arg
 	// OneOf lists groups of arguments of which at least one must be given.
 	OneOf [][]string
+	// Text says whether the mode's answers can carry page text (then the
+	// dispatcher fences and scans them).
+	Text Text
+	// Words is what an approval prompt says the mode does, the same for
+	// every call of it ("Click on the page"); set for every gated mode and
+	// only for those. The prompt's specifics come from the call
+	// (internal/gate).
+	Words string
+	// ReadOp is the op of a gated mode that only reads (policy get): such a
+	// call needs no approval (Call.ReadsOnly).
+	ReadOp string
+	// Replay says whether an interact mode is recorded in the session
+	// export and how a generated Playwright script replays it.
+	Replay Replay
+	// Step says the mode may run as a step of a batch (the actions
+	// engine's modes).
+	Step bool
+	// Steps says the mode runs steps (interact batch): its class is the
+	// highest of its steps', and each is recorded as its own action.
+	Steps bool
+	// Tab says how an interact mode uses the session's tabs.
+	Tab TabUse
+	// Shows names the argument an approval prompt shows whole, which must
+	// therefore fit one (execute_js: its script).
+	Shows string
+	// DrivesPage says calls act in the tab (every interact mode): what the
+	// tab reports during one is the agent's doing, not the user's.
+	DrivesPage bool
 }
+
+// Text says whether a mode's answers can carry text that came from a web
+// page (SAFETY.md, "Page content is untrusted"): page text, titles, URLs,
+// element names, console messages, bodies, dialog messages, recorded
+// inputs. Every mode says one or the other; the table does not build
+// otherwise, so a new mode cannot forget.
+type Text int
+
+const (
+	textUnset Text = iota
+	// PageText answers are fenced as untrusted data and scanned for
+	// instruction-like passages (internal/untrusted).
+	PageText
+	// OwnText answers carry only Gasoline's own words, ids or an image (an
+	// image cannot be fenced: docs/UNTRUSTED.md).
+	OwnText
+)
+
+// Replay is how a recorded interact call is replayed by a generated
+// Playwright script (internal/export). Every interact mode says one; the
+// table does not build otherwise.
+type Replay string
+
+const (
+	replayUnset Replay = ""
+	// NotRecorded: the call is not in the session export (it reads, or
+	// waits, or manages tabs in ways a replay does not need).
+	NotRecorded Replay = "not_recorded"
+	// The replayed forms: page.goto(url), reload, goBack, goForward, and
+	// a locator's click, fill/pressSequentially, selectOption,
+	// setChecked, hover, focus, scrollIntoViewIfNeeded, press; fill_form
+	// fills each field.
+	ReplayGoto    Replay = "goto"
+	ReplayReload  Replay = "reload"
+	ReplayBack    Replay = "back"
+	ReplayForward Replay = "forward"
+	ReplayClick   Replay = "click"
+	ReplayType    Replay = "type"
+	ReplaySelect  Replay = "select"
+	ReplayCheck   Replay = "check"
+	ReplayHover   Replay = "hover"
+	ReplayFocus   Replay = "focus"
+	ReplayScroll  Replay = "scroll"
+	ReplayPress   Replay = "press"
+	ReplayFill    Replay = "fill"
+	// ReplayComment: recorded and kept in the export; a generated script
+	// names it in a comment and does not replay it (a dialog answer, a
+	// drag, an upload, a script).
+	ReplayComment Replay = "comment"
+	// ReplaySteps: each step is recorded as its own action (batch).
+	ReplaySteps Replay = "steps"
+)
+
+// Recorded reports whether calls of the mode go into the session export.
+func (r Replay) Recorded() bool { return r != replayUnset && r != NotRecorded }
+
+// OnElement reports a replayed form that acts on one element: without a
+// stable selector it is not replayed.
+func (r Replay) OnElement() bool {
+	switch r {
+	case ReplayClick, ReplayType, ReplaySelect, ReplayCheck, ReplayHover, ReplayFocus, ReplayScroll:
+		return true
+	}
+	return false
+}
+
+// TabUse is how an interact mode uses the session's tabs (what the gate
+// checks before asking).
+type TabUse int
+
+const (
+	// TabCurrent: it acts on the session's tab (tab_id or the current
+	// one), which must be the session's and show a page agents may use.
+	TabCurrent TabUse = iota
+	// TabOpens: it goes to url in the session's tab, and opens one when
+	// the session has none (navigate).
+	TabOpens
+	// TabNew: it opens a new tab, on url when given (new_tab).
+	TabNew
+	// TabAny: it may act on a session's tab whatever page it shows,
+	// because it never reads or drives the page (close_tab).
+	TabAny
+)
+
+// Destination reports a mode whose url argument is where a tab goes: the
+// gate refuses pages no agent may open before anything is asked.
+func (u TabUse) Destination() bool { return u == TabOpens || u == TabNew }
 
 // Key returns "tool.mode", the name used in logs, approvals and policy.
 func (m *Mode) Key() string { return m.Tool + "." + m.Name }
@@ -142,9 +262,12 @@ func mustBuild(specs []toolSpec) index {
 	for _, ts := range specs {
 		t := &Tool{Name: ts.name, Title: ts.title, Summary: ts.summary, OpenWorld: ts.openWorld, Common: strings.Fields(ts.common)}
 		for _, ms := range ts.modes {
-			m := &Mode{Tool: t.Name, Name: ms.name, Class: ms.class, Tier: ms.tier, Summary: ms.summary}
+			m := ms.mode(ts)
 			var err error
 			if m.Args, m.OneOf, err = parseArgs(ms.args); err != nil {
+				panic(fmt.Sprintf("tools: %s.%s: %v", t.Name, m.Name, err))
+			}
+			if err := m.check(); err != nil {
 				panic(fmt.Sprintf("tools: %s.%s: %v", t.Name, m.Name, err))
 			}
 			if _, dup := idx.modes[m.Key()]; dup {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -13,11 +15,11 @@ import (
 type Call struct {
 	Tool *Tool
 	Mode *Mode
-	// Args holds the arguments other than what/action, as decoded JSON
-	// (numbers are json.Number).
-	Args map[string]any
-	// Raw is the arguments as the client sent them, for a handler that
-	// decodes them into its own typed struct (once: mcpserver.Decoded).
+	// Args are the arguments, decoded once, typed, after validation
+	// (what and action are not among them). Batch steps are validated as
+	// calls of their own mode, their alias action resolved.
+	Args Args
+	// Raw is the arguments as the client sent them.
 	Raw        json.RawMessage
 	TimeoutMS  int
 	Background bool
@@ -26,30 +28,47 @@ type Call struct {
 // String returns "tool.mode" for logs.
 func (c *Call) String() string { return c.Mode.Key() }
 
-// Str returns a string argument, or "".
+// Str returns a string argument by name, or "".
+//
+// Deprecated: read the typed c.Args.
 func (c *Call) Str(name string) string {
-	s, _ := c.Args[name].(string)
+	s, _ := c.Args.Named(name).(string)
 	return s
 }
 
-// Int returns an integer argument, or def.
+// Int returns an integer argument by name, or def when it was not given.
+//
+// Deprecated: read the typed c.Args.
 func (c *Call) Int(name string, def int) int {
-	if n, ok := c.Args[name].(json.Number); ok {
-		if v, err := n.Int64(); err == nil {
-			return int(v)
+	switch v := c.Args.Named(name).(type) {
+	case int:
+		if v != 0 {
+			return v
+		}
+	case *int:
+		if v != nil {
+			return *v
 		}
 	}
 	return def
 }
 
-// Bool returns a boolean argument, or false.
+// Bool returns a boolean argument by name, or false.
+//
+// Deprecated: read the typed c.Args.
 func (c *Call) Bool(name string) bool {
-	b, _ := c.Args[name].(bool)
-	return b
+	switch v := c.Args.Named(name).(type) {
+	case bool:
+		return v
+	case *bool:
+		return v != nil && *v
+	}
+	return false
 }
 
-// Parse validates the arguments of a call to tool and resolves its mode.
-// Every failure is a structured *Error that says how to fix the call.
+// Parse validates the arguments of a call to tool, resolves its mode and
+// decodes the arguments once into the typed Args. Every failure is a
+// structured *Error that says how to fix the call.
 func Parse(tool string, raw json.RawMessage) (*Call, *Error) {
 	t, ok := Get(tool)
 	if !ok {
@@ -70,43 +89,69 @@ func Parse(tool string, raw json.RawMessage) (*Call, *Error) {
 	if _, err := Classify(t.Name, what); err != nil {
 		return nil, Errorf(CodeUnclassified, "%s %s has no safety classification, so it is refused; this is a Gasoline bug, please report it", t.Name, what)
 	}
-	if e := checkArgs(m, args); e != nil {
+	if e := checkArgs(m, args, m.Arg); e != nil {
 		return nil, e
 	}
-	c := &Call{Tool: t, Mode: m, Args: args, Raw: raw, Background: false, TimeoutMS: DefaultTimeoutMS}
-	c.TimeoutMS = c.Int("timeout_ms", DefaultTimeoutMS)
-	c.Background = c.Bool("background")
+	c := &Call{Tool: t, Mode: m, Raw: raw, TimeoutMS: DefaultTimeoutMS}
+	if e := decodeArgs(m, raw, &c.Args); e != nil {
+		return nil, e
+	}
+	if c.Args.TimeoutMS != nil {
+		c.TimeoutMS = *c.Args.TimeoutMS
+	}
+	c.Background = c.Args.Background
 	return c, nil
 }
 
-func decodeObject(raw json.RawMessage) (map[string]any, error) {
+// decodeArgs decodes validated arguments into their typed form.
+func decodeArgs(m *Mode, raw json.RawMessage, into *Args) *Error {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		// Validation checked every type; this is a Gasoline bug.
+		return argError(m, "%s %s: the arguments could not be decoded (%v)", m.Tool, m.Name, err)
+	}
+	return nil
+}
+
+// fields are a JSON object's members, kept raw: validation reads each
+// against its catalogue entry before the one typed decode.
+type fields map[string]json.RawMessage
+
+func decodeObject(raw json.RawMessage) (fields, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
-		return map[string]any{}, nil
+		return fields{}, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	if raw[0] != '{' {
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("got %s", jsonType(raw))
+	}
+	var f fields
+	if err := json.Unmarshal(raw, &f); err != nil {
 		return nil, err
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("got %s", jsonType(v))
+	if f == nil {
+		f = fields{}
 	}
-	return m, nil
+	return f, nil
 }
 
 // resolveWhat reads `what`, accepting the older `action` as an alias, and
 // removes both from args.
-func resolveWhat(t *Tool, args map[string]any) (string, *Error) {
-	w, hasW := args["what"]
-	a, hasA := args["action"]
+func resolveWhat(t *Tool, args fields) (string, *Error) {
+	wr, hasW := args["what"]
+	ar, hasA := args["action"]
 	delete(args, "what")
 	delete(args, "action")
 	modes := strings.Join(t.ModeNames(), ", ")
-	ws, wok := w.(string)
-	as, aok := a.(string)
+	var ws, as string
+	wok := hasW && json.Unmarshal(wr, &ws) == nil && jsonType(wr) == "a string"
+	aok := hasA && json.Unmarshal(ar, &as) == nil && jsonType(ar) == "a string"
 	switch {
 	case hasW && !wok, hasA && !aok:
 		return "", &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf("%s: what must be a string, one of: %s", t.Name, modes), NextAction: Describe(t.Name, "")}
@@ -129,17 +174,14 @@ func unknownMode(t *Tool, what string) *Error {
 }
 
 // checkArgs checks names, types, enums, bounds, required arguments and
-// alternatives.
-func checkArgs(m *Mode, args map[string]any) *Error {
-	names := make([]string, 0, len(args))
-	for k := range args {
-		names = append(names, k)
-	}
-	slices.Sort(names) // deterministic error for several bad arguments
+// alternatives; accepts names the arguments a call may carry. A batch's
+// steps are each checked as a call of their mode.
+func checkArgs(m *Mode, args fields, accepts func(string) (Arg, bool)) *Error {
+	names := slices.Sorted(maps.Keys(args)) // deterministic error for several bad arguments
 	for _, k := range names {
-		a, ok := m.Arg(k)
+		a, ok := accepts(k)
 		if !ok {
-			return argError(m, "%s %s takes no argument %q; it accepts: %s", m.Tool, m.Name, k, strings.Join(argNames(m), ", "))
+			return argError(m, "%s %s takes no argument %q; it accepts: %s", m.Tool, m.Name, k, strings.Join(argNames(m, accepts), ", "))
 		}
 		if msg := checkValue(a.Param, args[k]); msg != "" {
 			return argError(m, "%s %s: %s%s", m.Tool, m.Name, k, msg)
@@ -160,37 +202,100 @@ func checkArgs(m *Mode, args map[string]any) *Error {
 	if hasX != hasY {
 		return argError(m, "%s %s: x and y go together", m.Tool, m.Name)
 	}
+	if m.Steps {
+		return checkSteps(m, args["steps"])
+	}
 	return nil
+}
+
+// checkSteps checks each step of a batch as a call of its mode: one the
+// actions engine runs (Mode.Step), with the mode's own arguments, the
+// frame and a timeout_ms of its own (wait_for).
+func checkSteps(batch *Mode, raw json.RawMessage) *Error {
+	var steps []json.RawMessage
+	if json.Unmarshal(raw, &steps) != nil {
+		return nil // the type check said so already
+	}
+	t, _ := Get(batch.Tool)
+	for i, s := range steps {
+		args, err := decodeObject(s)
+		if err != nil {
+			return argError(batch, "step %d must be an object {what, ...arguments}", i+1)
+		}
+		what, e := resolveWhat(t, args)
+		if e != nil {
+			return argError(batch, "step %d: %s", i+1, e.Message)
+		}
+		m := t.Mode(what)
+		if m == nil || !m.Step {
+			return argError(batch, "step %d: %q is not an interact action mode; a step is one of: %s", i+1, what, strings.Join(stepModes(t), ", "))
+		}
+		accepts := func(name string) (Arg, bool) {
+			if name == "frame" || name == "timeout_ms" {
+				return m.Arg(name)
+			}
+			for _, a := range m.Args {
+				if a.Name == name {
+					return a, true
+				}
+			}
+			return Arg{}, false
+		}
+		if e := checkArgs(m, args, accepts); e != nil {
+			return argError(batch, "step %d: %s", i+1, e.Message)
+		}
+	}
+	return nil
+}
+
+func stepModes(t *Tool) []string {
+	var out []string
+	for _, m := range t.Modes {
+		if m.Step {
+			out = append(out, m.Name)
+		}
+	}
+	return out
 }
 
 func argError(m *Mode, format string, args ...any) *Error {
 	return &Error{Code: CodeInvalidArgument, Message: fmt.Sprintf(format, args...), NextAction: Describe(m.Tool, m.Name)}
 }
 
-func argNames(m *Mode) []string {
+func argNames(m *Mode, accepts func(string) (Arg, bool)) []string {
 	var names []string
 	for _, a := range m.AllArgs() {
-		names = append(names, a.Name)
+		if _, ok := accepts(a.Name); ok {
+			names = append(names, a.Name)
+		}
 	}
 	return names
 }
 
 // checkValue returns "" when v fits p, else what is wrong with it.
-func checkValue(p Param, v any) string {
+func checkValue(p Param, v json.RawMessage) string {
 	if !typeOK(p.Type, v) {
 		return fmt.Sprintf(" must be %s %s, got %s", article(p.Type), p.Type, jsonType(v))
 	}
 	if p.Type == Array && p.Items != "" {
-		for i, e := range v.([]any) {
+		var items []json.RawMessage
+		json.Unmarshal(v, &items)
+		for i, e := range items {
 			if !typeOK(p.Items, e) {
 				return fmt.Sprintf("[%d] must be %s %s, got %s", i, article(p.Items), p.Items, jsonType(e))
 			}
 		}
 	}
-	if len(p.Enum) > 0 && !slices.Contains(p.Enum, v.(string)) {
-		return fmt.Sprintf(" must be one of %s, got %q", strings.Join(p.Enum, ", "), v)
+	if len(p.Enum) > 0 {
+		var s string
+		json.Unmarshal(v, &s)
+		if !slices.Contains(p.Enum, s) {
+			return fmt.Sprintf(" must be one of %s, got %q", strings.Join(p.Enum, ", "), s)
+		}
 	}
-	if n, ok := v.(json.Number); ok {
+	if p.Type == Number || p.Type == Integer {
+		var n json.Number
+		json.Unmarshal(v, &n)
 		f, _ := n.Float64()
 		if p.Min != nil && f < *p.Min || p.Max != nil && f > *p.Max {
 			return fmt.Sprintf(" must be between %v and %v, got %s", orInf(p.Min, -1), orInf(p.Max, 1), n)
@@ -209,50 +314,53 @@ func orInf(b *float64, sign int) any {
 	return *b
 }
 
-func typeOK(t Type, v any) bool {
+// typeOK reports whether the JSON value v is of type t. An integer is
+// written as one (2, not 2.0 nor 2e0), within ±2^53.
+func typeOK(t Type, v json.RawMessage) bool {
+	got := jsonType(v)
 	switch t {
 	case String:
-		_, ok := v.(string)
-		return ok
+		return got == "a string"
 	case Boolean:
-		_, ok := v.(bool)
-		return ok
+		return got == "a boolean"
 	case Number:
-		_, ok := v.(json.Number)
-		return ok
+		return got == "a number"
 	case Integer:
-		n, ok := v.(json.Number)
-		if !ok {
+		if got != "a number" {
 			return false
 		}
-		f, err := n.Float64()
-		return err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53
+		n, err := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
+		return err == nil && n > -1<<53 && n < 1<<53
 	case Array:
-		_, ok := v.([]any)
-		return ok
+		return got == "an array"
 	case Object:
-		_, ok := v.(map[string]any)
-		return ok
+		return got == "an object"
 	}
 	return false
 }
 
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
+// jsonType names the type of a JSON value from its first byte (the value
+// is well-formed: it came out of a decoded object).
+func jsonType(v json.RawMessage) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return "nothing"
 	}
-	return fmt.Sprintf("%T", v)
+	switch c := v[0]; {
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n':
+		return "null"
+	case c == '[':
+		return "an array"
+	case c == '{':
+		return "an object"
+	case c == '-' || c >= '0' && c <= '9':
+		return "a number"
+	}
+	return "an invalid value"
 }
 
 func article(t Type) string {

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"encoding/json"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -79,8 +81,97 @@ func TestParseDefaults(t *testing.T) {
 	if c.TimeoutMS != 250 || !c.Background {
 		t.Errorf("timeout %d background %v, want 250 true", c.TimeoutMS, c.Background)
 	}
-	if _, ok := c.Args["what"]; ok {
-		t.Error("what left in Args")
+	if c.Args.TimeoutMS == nil || *c.Args.TimeoutMS != 250 {
+		t.Errorf("typed timeout_ms = %v, want 250", c.Args.TimeoutMS)
+	}
+}
+
+// TestParseTyped: the arguments are decoded once, typed, and every reader
+// sees the same values — a number is an int (click_count 2 is a double
+// click), a batch step written with the older action alias has its mode.
+func TestParseTyped(t *testing.T) {
+	c, e := Parse("interact", json.RawMessage(`{"what":"click","selector":"#b","click_count":2,"x":null}`))
+	if e == nil {
+		t.Fatalf("x null accepted: %+v", c.Args)
+	}
+	c, e = Parse("interact", json.RawMessage(`{"what":"click","selector":"#b","click_count":2}`))
+	if e != nil {
+		t.Fatal(e)
+	}
+	if c.Args.ClickCount != 2 || c.Args.Selector != "#b" {
+		t.Errorf("click args = %+v, want click_count 2 on #b", c.Args)
+	}
+	if c.Int("click_count", 1) != 2 || c.Str("selector") != "#b" {
+		t.Errorf("by-name reads disagree with the typed args: %d %q", c.Int("click_count", 1), c.Str("selector"))
+	}
+	c, e = Parse("interact", json.RawMessage(`{"what":"batch","steps":[{"action":"type","selector":"#n","text":"Ada"},{"what":"click","ref":"e2","click_count":2},{"what":"check","ref":"e3","checked":false}]}`))
+	if e != nil {
+		t.Fatal(e)
+	}
+	if len(c.Args.Steps) != 3 {
+		t.Fatalf("steps = %+v", c.Args.Steps)
+	}
+	if s := c.Args.Steps[0]; s.What != "type" || s.Args.Text != "Ada" || s.Args.Selector != "#n" {
+		t.Errorf("step 1 = %+v, want type Ada into #n", s)
+	}
+	if s := c.Args.Steps[1]; s.What != "click" || s.Args.ClickCount != 2 {
+		t.Errorf("step 2 = %+v, want a double click", s)
+	}
+	if s := c.Args.Steps[2]; s.Args.Checked == nil || *s.Args.Checked {
+		t.Errorf("step 3 checked = %v, want false", s.Args.Checked)
+	}
+}
+
+func TestParseSteps(t *testing.T) {
+	tests := []struct{ name, steps, msg string }{
+		{"not an object", `[1]`, "steps[0] must be an object"},
+		{"no what", `[{"ref":"e1"}]`, "step 1: interact needs what"},
+		{"unknown mode", `[{"what":"clik","ref":"e1"}]`, `step 1: "clik" is not an interact action mode`},
+		{"batch in batch", `[{"what":"batch","steps":[]}]`, `step 1: "batch" is not an interact action mode`},
+		{"tab mode", `[{"what":"navigate","url":"https://a/"}]`, `step 1: "navigate" is not an interact action mode`},
+		{"bad type", `[{"what":"click","ref":"e1"},{"what":"click","ref":"e2","click_count":"2"}]`, "step 2: interact click: click_count must be an integer"},
+		{"unknown arg", `[{"what":"get_text","ref":"e1","tab_id":3}]`, `step 1: interact get_text takes no argument "tab_id"`},
+		{"missing", `[{"what":"type","ref":"e1"}]`, "step 1: interact type needs text"},
+		{"alias disagrees", `[{"what":"click","action":"type","ref":"e1"}]`, "step 1: interact: what \"click\" and its alias action \"type\" disagree"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, e := Parse("interact", json.RawMessage(`{"what":"batch","steps":`+tt.steps+`}`))
+			if e == nil || e.Code != CodeInvalidArgument || !strings.Contains(e.Message, tt.msg) {
+				t.Errorf("got %v, want invalid_argument containing %q", e, tt.msg)
+			}
+		})
+	}
+	if _, e := Parse("interact", json.RawMessage(`{"what":"batch","steps":[{"what":"wait_for","selector":"#a","timeout_ms":100,"frame":"f"}]}`)); e != nil {
+		t.Errorf("a step with its own timeout_ms and frame: %v", e)
+	}
+}
+
+// TestArgsMatchCatalogue: every catalogue argument has its typed field in
+// Args, of its JSON type, and every field is an argument of the catalogue.
+func TestArgsMatchCatalogue(t *testing.T) {
+	fields := argFields()
+	for name, p := range catalogue {
+		i, ok := fields[name]
+		if !ok {
+			t.Errorf("catalogue argument %q has no field in Args", name)
+			continue
+		}
+		f := reflect.TypeFor[Args]().Field(i)
+		k := f.Type.Kind()
+		if k == reflect.Pointer {
+			k = f.Type.Elem().Kind()
+		}
+		want := map[Type][]reflect.Kind{String: {reflect.String}, Integer: {reflect.Int}, Number: {reflect.Float64},
+			Boolean: {reflect.Bool}, Array: {reflect.Slice}, Object: {reflect.Slice}}[p.Type]
+		if !slices.Contains(want, k) {
+			t.Errorf("Args.%s is %s; %q is %s", f.Name, f.Type, name, p.Type)
+		}
+	}
+	for name := range fields {
+		if _, ok := catalogue[name]; !ok {
+			t.Errorf("Args has a field for %q, which is not in the catalogue", name)
+		}
 	}
 }
 

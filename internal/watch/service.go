@@ -1,9 +1,11 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/approval"
@@ -138,22 +140,18 @@ func (s *Service) redactEnvelope(env Envelope) Envelope {
 // rate_limit_per_min, dedupe_window_seconds}.
 func (s *Service) Configure(_ context.Context, c *mcpserver.Call) (any, error) {
 	cur := s.watcher.Settings()
-	switch c.Str("op") {
+	switch c.Args.Op {
 	case "status":
 		return s.watcher.Status(), nil
 	case "disable":
 		cur.Enabled = false
 	case "enable":
 		cur.Enabled = true
-		if evs, ok := c.Args["events"].([]any); ok {
-			cur.Events = cur.Events[:0:0]
-			for _, e := range evs {
-				name, _ := e.(string)
-				cur.Events = append(cur.Events, name)
-			}
+		if c.Args.Events != nil { // given, even empty
+			cur.Events = slices.Clone(c.Args.Events)
 		}
-		cur.RateLimitPerMin = c.Int("rate_limit_per_min", cur.RateLimitPerMin)
-		cur.DedupeWindowSec = c.Int("dedupe_window_seconds", cur.DedupeWindowSec)
+		cur.RateLimitPerMin = cmp.Or(c.Args.RateLimitPerMin, cur.RateLimitPerMin)
+		cur.DedupeWindowSec = cmp.Or(c.Args.DedupeWindowSeconds, cur.DedupeWindowSec)
 	}
 	set, err := s.watcher.Configure(cur)
 	if err != nil {
