@@ -53,7 +53,6 @@ type Server struct {
 	creds  *creds.Set // one credential per role (docs/SECURITY.md)
 	guard  *httpguard.Guard
 	links  *browsers.Hub // the connected browsers; calls go to the one holding the tab
-	router *cdp.Router
 	safe   *safety.Core // approvals, policy, audit, redaction
 	mux    *http.ServeMux
 	mcp    *mcpserver.Server
@@ -71,8 +70,9 @@ type Server struct {
 	port     int
 }
 
-// CDP returns a typed CDP session on a tab of the connected browser.
-func (s *Server) CDP(tabID int) *cdp.Session { return s.router.Session(s.links, tabID) }
+// CDP returns a typed CDP session on a tab of the connected browser (its
+// target's).
+func (s *Server) CDP(tabID int) *cdp.Session { return s.browser.tabs.Target(tabID).Session() }
 
 // Approvals returns the approval engine (the panel and the CLI decide
 // through it; never an MCP tool).
@@ -140,7 +140,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 
-	s := &Server{cfg: cfg, log: log, creds: set, stop: cancel, port: cfg.Port, router: cdp.NewRouter(),
+	s := &Server{cfg: cfg, log: log, creds: set, stop: cancel, port: cfg.Port,
 		links: browsers.New(browsers.Config{Dir: cfg.Dir, Logger: log})}
 	s.guard = &httpguard.Guard{Creds: set, ExtensionOrigin: extid.Origin}
 	// The safety core first: everything the daemon logs from here on
@@ -164,7 +164,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	s.mcp = m
 	s.browser.register(m)
-	if err := s.registerAgent(ctx, m); err != nil { // it wraps the interact modes to record them
+	if err := s.registerAgent(ctx, m); err != nil {
 		closeAll(lns)
 		return err
 	}

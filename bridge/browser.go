@@ -2,73 +2,60 @@ package bridge
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
-	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/analyze"
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
-	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/export"
 	"github.com/gasoline-mcp/gasoline/internal/interact"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/noise"
 	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/recorder"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
+	"github.com/gasoline-mcp/gasoline/internal/target"
 )
 
-// browser is the daemon's side of the browser relay: tab ownership per
-// session, the capture buffers fed from CDP events, and the observe and
-// tab modes over them.
+// browser is the daemon's side of the browser relay: the tab manager, which
+// owns a target per held tab (internal/target), and the parts that keep
+// state in every target — capture (the feed), refs and the action queue
+// (interact), the action recorder — with the observe, interact and
+// analyze modes over them.
 type browser struct {
-	link  tabs.Caller
-	store *capture.Store
-	tabs  *tabs.Manager
-	feed  *observe.Feed
-	obs   *observe.Observer
-	act   *interact.Interact // snapshot refs, the actions engine, the tab modes
-	// actions is the in-page action recorder (capturemodes.go); set
-	// before the daemon serves.
-	actions *recorder.Recorder
+	store   *capture.Store
+	tabs    *tabs.Manager
+	feed    *observe.Feed
+	obs     *observe.Observer
+	act     *interact.Interact // snapshot refs, the actions engine, the tab modes
+	actions *recorder.Recorder // the in-page action recorder
+	export  *export.Recorder   // the session export's record (generate reads it)
 	noise   *noise.Rules
-	log     *slog.Logger
 	ana     *analyze.Analyzer
+	log     *slog.Logger
 }
 
 // newBrowser builds the relay state; its goroutines stop with ctx (wait
-// waits for them).
+// waits for them). Every part is built whole before the next needs it,
+// then the parts that keep per-tab state listen to the targets, in the
+// order their events must reach them.
 func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 	store, err := capture.NewStore(&capture.Options{Redactor: s.safe.CaptureRedactor}) // server-stage redaction of every entry
 	if err != nil {
 		return nil, err
 	}
-	b := &browser{link: s.links, store: store, noise: noise.Open(s.cfg.Dir), log: s.log}
-	session := func(tab int) *cdp.Session { return s.CDP(tab) }
-	b.tabs = tabs.New(ctx, tabs.Config{
-		Link:     s.links,
-		Browsers: s.links,
-		Dir:      s.cfg.Dir,
-		CDP:      session,
-		Enable:   b.enable,
-		Started:  func(tab int, since time.Time) { b.feed.StartAt(tab, since) },
-		Released: func(tab int, reason string) {
-			b.store.Forget(tab)
-			if b.actions != nil {
-				b.actions.Forget(tab)
-			}
-			b.feed.Forget(tab)
-			b.act.Forget(tab)
-			s.router.Forget(tab) // waiters on its events stop; they ask the registry why
-		},
-		Logger: s.log,
-	})
+	b := &browser{store: store, noise: noise.Open(s.cfg.Dir), log: s.log, export: export.NewRecorder()}
+	b.tabs = tabs.New(ctx, tabs.Config{Link: s.links, Browsers: s.links, Dir: s.cfg.Dir, Logger: s.log})
 	s.links.SetInUse(b.tabs.Registry().InUse) // a browser away keeps its tab ids while sessions hold tabs there
-	b.feed = observe.NewFeed(ctx, observe.FeedConfig{Store: store, Owned: b.tabs.Registry().Owned, CDP: session, Logger: s.log})
-	b.act = interact.New(interact.Config{Tabs: b.tabs, CDP: session, Link: s.links, Capture: store, Dir: s.cfg.Dir,
+	b.feed = observe.NewFeed(ctx, observe.FeedConfig{Store: store, Logger: s.log})
+	b.act = interact.New(interact.Config{Tabs: b.tabs, Link: s.links, Capture: store, Dir: s.cfg.Dir,
 		Egress: s.safe.Egress(), Secrets: s.safe.MaskSelectors, Logger: s.log,
 		Redact: func(text string) (string, error) { return s.safe.RedactText("", text) }})
-	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Browsers: s.links, Dir: s.cfg.Dir,
+	b.actions = recorder.New(recorder.Config{Store: store, Tabs: b.tabs, Export: b.export, Secrets: s.safe.MaskSelectors, Logger: s.log})
+	// Capture first: a part that sees an event knows the buffers hold it.
+	// Enabling a tab enables capture, then installs the recorder.
+	b.tabs.Targets().Listen(b.feed, b.act, b.actions)
+	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Browsers: s.links, Dir: s.cfg.Dir,
 		ResolveRef: b.act.ResolveRef, Noise: b.noise, Logger: s.log})
 	b.ana = s.newAnalyzer(b)
 	return b, nil
@@ -82,40 +69,9 @@ func (b *browser) register(m *mcpserver.Server) {
 	b.ana.Register(m)
 }
 
-// enable turns on capture in an attached tab, then the action recorder
-// (best effort: a tab whose recorder failed still captures the rest).
-func (b *browser) enable(ctx context.Context, s *cdp.Session) error {
-	if err := observe.Enable(ctx, s); err != nil || b.actions == nil {
-		return err
-	}
-	if err := b.actions.Install(ctx, s); err != nil {
-		b.log.Warn("action recorder not installed; observe actions stays empty for this tab", "tab", s.TabID(), "err", err)
-	}
-	return nil
-}
-
 func (b *browser) wait() {
 	b.tabs.Wait()
 	b.feed.Wait()
-}
-
-// event routes one extension event to the relay state. It runs on the
-// link's read goroutine, before the CDP router forgets a tab, and never
-// blocks.
-func (b *browser) event(method string, tab int, session, cdpMethod string, params json.RawMessage, raw json.RawMessage) {
-	b.act.Event(method, tab, session, cdpMethod, params)
-	switch method {
-	case "cdp.event":
-		b.feed.Event(tab, session, cdpMethod, params)
-		if b.actions != nil && b.tabs.Registry().Owned(tab) {
-			b.actions.Event(tab, session, cdpMethod, params)
-		}
-	case "cdp.attached":
-		b.feed.Attached(tab) // before the replayed console messages
-		b.tabs.OnEvent(method, raw)
-	default:
-		b.tabs.OnEvent(method, raw)
-	}
 }
 
 // Capture returns the capture buffers (for tests and benchmarks).
@@ -124,9 +80,13 @@ func (s *Server) Capture() *capture.Store { return s.browser.store }
 // Tabs returns the tab ownership manager.
 func (s *Server) Tabs() *tabs.Manager { return s.browser.tabs }
 
+// Target returns a tab's target (tests reach tabs no session holds
+// through it too).
+func (s *Server) Target(tab int) *target.Target { return s.browser.tabs.Target(tab) }
+
 // Children returns a tab's live child sessions (workers and out-of-process
 // iframes), for tests.
-func (s *Server) Children(tab int) []observe.Child { return s.browser.feed.Children(tab) }
+func (s *Server) Children(tab int) []target.Child { return s.browser.tabs.Target(tab).Children() }
 
 // page is a tab's title and address as the browser reports them, for an
 // approval prompt (gate.Config.Page).

@@ -5,17 +5,14 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/csp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/notes"
-	"github.com/gasoline-mcp/gasoline/internal/recorder"
 )
 
 // registerCaptureModes wires the modes over capture and the state
 // directory: observe actions' recorder with configure recording_start and
 // recording_stop, configure clear, store, load and noise_rule, and
-// generate csp. Call it after registerAgent (the recorder feeds the
-// session export and wraps the interact modes).
+// generate csp.
 func (s *Server) registerCaptureModes(m *mcpserver.Server) {
 	b := s.browser
-	b.actions = recorder.New(recorder.Config{Store: b.store, Tabs: b.tabs, Export: s.agentSide.gen.Recorder(), Secrets: s.safe.MaskSelectors, Logger: s.log})
 	b.actions.Register(m)
 	buffers.Register(m, buffers.Config{Store: b.store, Tabs: b.tabs.Registry()})
 	notes.Register(m, notes.Config{Store: notes.Open(s.cfg.Dir), Redact: s.safe.Egress().Text})

@@ -54,9 +54,11 @@ func (s *Server) handleHostWS(w http.ResponseWriter, r *http.Request) {
 }
 
 // onExtensionEvent receives CDP and tab events on the link's read
-// goroutine and routes them; it never blocks. Tab ids become Gasoline tab
-// ids here (internal/browsers). Tab state is updated before the router
-// forgets a tab, so a waiter whose events end can tell why.
+// goroutine and routes them, in one step, to the tab manager: a CDP event
+// to the tab's target (internal/target: capture, refs, the action
+// recorder, then the waiters), a tab event to the manager's state and the
+// target's lifetime. It never blocks. Tab ids become Gasoline tab ids
+// here (internal/browsers).
 func (s *Server) onExtensionEvent(l *extlink.Link, ev extlink.Event) {
 	if terminal.Handles(ev.Method) {
 		s.terms.Event(l, ev.Method, ev.Params)
@@ -75,11 +77,7 @@ func (s *Server) onExtensionEvent(l *extlink.Link, ev extlink.Event) {
 			s.log.Warn("malformed cdp.event dropped", "bytes", len(ev.Params))
 			return
 		}
-		tab := browsers.TabID(slot, p.TabID)
-		// Capture first: a subscriber that sees an event knows the
-		// buffers already hold it.
-		s.browser.event(ev.Method, tab, p.SessionID, p.Method, p.Params, nil)
-		s.router.Dispatch(tab, p.SessionID, p.Method, p.Params)
+		s.browser.tabs.Event(browsers.TabID(slot, p.TabID), p.SessionID, p.Method, p.Params)
 	case "tabs.removed", "cdp.detached", "cdp.attached", "tabs.ungrouped", "tabs.grouped", "tabs.replaced", "tabs.updated":
 		params, err := browsers.Globalize(slot, ev.Params)
 		var p struct {
@@ -89,10 +87,7 @@ func (s *Server) onExtensionEvent(l *extlink.Link, ev extlink.Event) {
 			s.log.Warn("malformed tab event dropped", "method", ev.Method, "bytes", len(ev.Params))
 			return
 		}
-		s.browser.event(ev.Method, p.TabID, "", "", nil, params)
-		if ev.Method == "tabs.removed" || ev.Method == "cdp.detached" {
-			s.router.Forget(p.TabID)
-		}
+		s.browser.tabs.OnEvent(ev.Method, params)
 		s.log.Debug("extension event", "method", ev.Method, "tab", p.TabID)
 	case "browser.focused":
 		s.links.Focused(l)

@@ -28,12 +28,10 @@ type agentSide struct {
 	wg    sync.WaitGroup
 }
 
-// registerAgent builds the agent side and registers its modes. Call it
-// after every other mode is registered: the recorder wraps the interact
-// modes.
+// registerAgent builds the agent side and registers its modes.
 func (s *Server) registerAgent(ctx context.Context, m *mcpserver.Server) error {
 	b, a := s.browser, &s.agentSide
-	a.gen = generate.New(generate.Config{Sessions: m.SessionManager().Get, Tabs: b.tabs, Store: b.store, CDP: s.CDP,
+	a.gen = generate.New(generate.Config{Sessions: m.SessionManager().Get, Tabs: b.tabs, Store: b.store, Record: b.export,
 		Egress: s.safe.Egress(), PolicyVersion: s.safe.PolicyVersion, Approvals: s.safe.Approvals, Dir: s.cfg.Dir, Version: s.cfg.Version, Noise: b.noise})
 	a.gen.Register(m)
 	p, err := panel.New(ctx, panel.Config{Dir: s.cfg.Dir, Version: s.cfg.Version, Server: m, Approvals: s.safe.Approvals,

@@ -20,7 +20,7 @@ type Args = tools.Args
 // Step is one step of a batch.
 type Step = tools.Step
 
-func target(a *Args) Target {
+func targetOf(a *Args) Target {
 	return Target{Ref: a.Ref, Selector: a.Selector, X: a.X, Y: a.Y, Frame: a.Frame}
 }
 
@@ -32,28 +32,28 @@ type runner func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, err
 // TestRunnersMatchTheTable keeps the two in step.
 var runners = map[string]runner{
 	"click": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
-		return e.Click(ctx, tab, ClickArgs{Target: target(a), Button: a.Button, ClickCount: a.ClickCount, Modifiers: a.Modifiers})
+		return e.Click(ctx, tab, ClickArgs{Target: targetOf(a), Button: a.Button, ClickCount: a.ClickCount, Modifiers: a.Modifiers})
 	},
 	"hover": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
-		return e.Hover(ctx, tab, HoverArgs{target(a)})
+		return e.Hover(ctx, tab, HoverArgs{targetOf(a)})
 	},
 	"focus": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
-		return e.Focus(ctx, tab, FocusArgs{target(a)})
+		return e.Focus(ctx, tab, FocusArgs{targetOf(a)})
 	},
 	"scroll_to": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
-		return e.ScrollTo(ctx, tab, ScrollArgs{target(a)})
+		return e.ScrollTo(ctx, tab, ScrollArgs{targetOf(a)})
 	},
 	"type": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
-		return e.Type(ctx, tab, TypeArgs{Target: target(a), Text: a.Text, Clear: a.Clear})
+		return e.Type(ctx, tab, TypeArgs{Target: targetOf(a), Text: a.Text, Clear: a.Clear})
 	},
 	"key_press": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
-		return e.KeyPress(ctx, tab, KeyArgs{Target: target(a), Keys: a.Keys})
+		return e.KeyPress(ctx, tab, KeyArgs{Target: targetOf(a), Keys: a.Keys})
 	},
 	"select": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
-		return e.Select(ctx, tab, SelectArgs{Target: target(a), Value: a.Value})
+		return e.Select(ctx, tab, SelectArgs{Target: targetOf(a), Value: a.Value})
 	},
 	"check": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
-		return e.Check(ctx, tab, CheckArgs{Target: target(a), Checked: a.Checked})
+		return e.Check(ctx, tab, CheckArgs{Target: targetOf(a), Checked: a.Checked})
 	},
 	"fill_form": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
 		fields := make([]Field, len(a.Fields))
@@ -63,11 +63,11 @@ var runners = map[string]runner{
 		return e.FillForm(ctx, tab, FillArgs{Fields: fields, Submit: a.Submit})
 	},
 	"upload": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
-		return e.Upload(ctx, tab, UploadArgs{Target: target(a), Files: a.Files})
+		return e.Upload(ctx, tab, UploadArgs{Target: targetOf(a), Files: a.Files})
 	},
 	"drag": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
 		to := Target{Ref: a.ToRef, Selector: a.ToSelector, X: a.ToX, Y: a.ToY, Frame: a.Frame}
-		return e.Drag(ctx, tab, DragArgs{From: target(a), To: to})
+		return e.Drag(ctx, tab, DragArgs{From: targetOf(a), To: to})
 	},
 	"execute_js": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
 		return e.ExecuteJS(ctx, tab, EvalArgs{Script: a.Script, Frame: a.Frame})
@@ -90,13 +90,13 @@ var runners = map[string]runner{
 		return e.WaitForStable(ctx, tab, StableArgs{QuietMS: a.IdleMS, Timeout: timeout(a)})
 	},
 	"get_text": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
-		return e.GetText(ctx, tab, ReadArgs{Target: target(a)})
+		return e.GetText(ctx, tab, ReadArgs{Target: targetOf(a)})
 	},
 	"get_value": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
-		return e.GetValue(ctx, tab, ReadArgs{Target: target(a)})
+		return e.GetValue(ctx, tab, ReadArgs{Target: targetOf(a)})
 	},
 	"get_attribute": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
-		return e.GetAttribute(ctx, tab, ReadArgs{Target: target(a), Name: a.Name})
+		return e.GetAttribute(ctx, tab, ReadArgs{Target: targetOf(a), Name: a.Name})
 	},
 	"query": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
 		return e.Query(ctx, tab, QueryArgs{Selector: a.Selector, Frame: a.Frame, Limit: a.Limit})

@@ -5,33 +5,27 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
-	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
+	"github.com/gasoline-mcp/gasoline/internal/target"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
-// deadSession answers every command with an error and delivers no events:
-// enough for the checks that run before any page work.
-type deadSession struct{}
+// deadLink answers every command with an error: enough for the checks
+// that run before any page work.
+type deadLink struct{}
 
-func (deadSession) Call(context.Context, string, any, any) error {
-	return errors.New("no browser in unit tests")
-}
-func (deadSession) Subscribe(string) (<-chan jsonv2.Value, func()) {
-	ch := make(chan jsonv2.Value)
-	var once sync.Once
-	return ch, func() { once.Do(func() { close(ch) }) }
+func (deadLink) Call(context.Context, string, any) (json.RawMessage, error) {
+	return nil, errors.New("no browser in unit tests")
 }
 
 func testEngine() *Engine {
-	sf := func(int, string) cdproto.Session { return deadSession{} }
-	return New(Config{Session: sf, Snapshots: snapshot.New(snapshot.Config{Session: sf})})
+	set := target.NewSet(context.Background(), target.Config{Caller: deadLink{}})
+	return New(Config{Target: set.Get, Snapshots: snapshot.New(snapshot.Config{Target: set.Get})})
 }
 
 func TestDoRejectsBadArguments(t *testing.T) {

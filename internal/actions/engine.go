@@ -12,6 +12,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
+	"github.com/gasoline-mcp/gasoline/internal/target"
 )
 
 // Capture is what the engine reads from the capture buffers to report what
@@ -24,17 +25,15 @@ type Capture interface {
 
 var _ Capture = (*capture.Store)(nil)
 
-// Config wires an Engine. Session and Snapshots are required.
+// Config wires an Engine. Target and Snapshots are required.
 type Config struct {
-	// Session returns a tab's CDP session, or a child session (an
-	// out-of-process iframe) when sessionID is not empty: the same
-	// function the Snapshotter uses.
-	Session snapshot.SessionFunc
+	// Target returns a tab's target (the tab manager's): its CDP session
+	// and child sessions (out-of-process iframes), and the tab's action
+	// queue and caches, which the target holds and drops when it closes.
+	// The same function the Snapshotter uses.
+	Target func(tab int) *target.Target
 	// Snapshots resolves refs and reports snapshot generations.
 	Snapshots *snapshot.Snapshotter
-	// Child finds the child session of an out-of-process iframe (the
-	// Snapshotter's ChildFunc); nil reaches same-process frames only.
-	Child snapshot.ChildFunc
 	// Capture, when set, is read for new console errors, exceptions,
 	// failed requests, dialogs and requests in flight. Without it the
 	// engine watches the CDP events that arrive during an action (which
@@ -60,15 +59,13 @@ type Config struct {
 // Engine runs interact actions on tabs. Actions on one tab run one at a
 // time in arrival order; actions on different tabs run concurrently.
 type Engine struct {
-	cfg  Config
-	log  *slog.Logger
-	mu   sync.Mutex
-	tabs map[int]*tabState
+	cfg Config
+	log *slog.Logger
 }
 
-// tabState is one tab's queue and caches. The world cache has its own
-// lock (Invalidate never waits for an action); the other fields belong to
-// the action holding q.
+// tabState is one tab's queue and caches, held by its target (tabPart).
+// The world cache has its own lock (Invalidate never waits for an
+// action); the other fields belong to the action holding q.
 type tabState struct {
 	q fifo
 
@@ -89,10 +86,10 @@ type worldKey struct {
 	frame   cdproto.FrameID
 }
 
-// New returns an Engine. It panics without cfg.Session or cfg.Snapshots.
+// New returns an Engine. It panics without cfg.Target or cfg.Snapshots.
 func New(cfg Config) *Engine {
-	if cfg.Session == nil || cfg.Snapshots == nil {
-		panic("actions: Config.Session and Config.Snapshots are required")
+	if cfg.Target == nil || cfg.Snapshots == nil {
+		panic("actions: Config.Target and Config.Snapshots are required")
 	}
 	if cfg.MaxResult <= 0 {
 		cfg.MaxResult = 64 << 10
@@ -100,19 +97,15 @@ func New(cfg Config) *Engine {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Engine{cfg: cfg, log: cfg.Logger, tabs: map[int]*tabState{}}
+	return &Engine{cfg: cfg, log: cfg.Logger}
 }
 
-func (e *Engine) tab(id int) *tabState {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	t := e.tabs[id]
-	if t == nil {
-		t = &tabState{worlds: map[worldKey]runtime.ExecutionContextID{}, mainFrame: map[string]cdproto.FrameID{}}
-		e.tabs[id] = t
-	}
-	return t
-}
+// tabPart is each target's queue and caches.
+var tabPart = target.NewPart("action queue", func(*target.Target) *tabState {
+	return &tabState{worlds: map[worldKey]runtime.ExecutionContextID{}, mainFrame: map[string]cdproto.FrameID{}}
+})
+
+func (e *Engine) tab(id int) *tabState { return tabPart.Of(e.cfg.Target(id)) }
 
 // Lock waits (bounded by ctx, in arrival order) until no action runs on
 // the tab and holds it until unlock is called, so that another CDP
@@ -129,21 +122,11 @@ func (e *Engine) Lock(ctx context.Context, tab int) (unlock func(), err error) {
 // Queued is how many actions hold or wait for the tab.
 func (e *Engine) Queued(tab int) int { return e.tab(tab).q.queued() }
 
-// Forget drops what the engine keeps about a tab (it closed). An action
-// running on it fails on its own.
-func (e *Engine) Forget(tab int) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	delete(e.tabs, tab)
-}
-
 // Invalidate drops a tab's isolated worlds (its main frame navigated). The
 // engine also recovers by itself when a world is gone.
-func (e *Engine) Invalidate(tab int) {
-	e.mu.Lock()
-	t := e.tabs[tab]
-	e.mu.Unlock()
-	if t == nil {
+func Invalidate(tg *target.Target) {
+	t, ok := tabPart.Peek(tg)
+	if !ok {
 		return
 	}
 	t.mu.Lock()
@@ -152,7 +135,19 @@ func (e *Engine) Invalidate(tab int) {
 	clear(t.mainFrame)
 }
 
-func (e *Engine) session(tab int, sid string) cdproto.Session { return e.cfg.Session(tab, sid) }
+// session is the tab's CDP session, or one of its child sessions.
+func (e *Engine) session(tab int, sid string) cdproto.Session {
+	t := e.cfg.Target(tab)
+	if sid != "" {
+		return t.Child(sid)
+	}
+	return t.Session()
+}
+
+// child is the child session of an out-of-process iframe of the tab.
+func (e *Engine) child(tab int, frame cdproto.FrameID) (string, bool) {
+	return e.cfg.Target(tab).ChildOf(string(frame))
+}
 
 // ms converts a duration to whole milliseconds for answers.
 func ms(d time.Duration) int64 { return d.Milliseconds() }

@@ -68,10 +68,8 @@ func findFrame(t *page.FrameTree, id cdproto.FrameID) *cdproto.Frame {
 
 func (a *act) frameOfSpec(ctx context.Context, spec string) (string, cdproto.FrameID, error) {
 	if isFrameID(spec) { // a CDP frame id (observe page lists them)
-		if a.e.cfg.Child != nil {
-			if sid, ok := a.e.cfg.Child(a.tab, cdproto.FrameID(spec)); ok {
-				return sid, "", nil
-			}
+		if sid, ok := a.e.child(a.tab, cdproto.FrameID(spec)); ok {
+			return sid, "", nil
 		}
 		return "", cdproto.FrameID(spec), nil
 	}
@@ -99,10 +97,8 @@ func (a *act) frameOfSpec(ctx context.Context, spec string) (string, cdproto.Fra
 	if d.Node == nil || d.Node.FrameID == "" {
 		return "", "", errorf(CodeFrame, "frame %s is not an iframe, or its document is not loaded yet", spec)
 	}
-	if a.e.cfg.Child != nil {
-		if sid, ok := a.e.cfg.Child(a.tab, d.Node.FrameID); ok {
-			return sid, "", nil
-		}
+	if sid, ok := a.e.child(a.tab, d.Node.FrameID); ok {
+		return sid, "", nil
 	}
 	return owner.sid, d.Node.FrameID, nil
 }
@@ -158,8 +154,8 @@ func (a *act) frameOffset(ctx context.Context, sid string, depth int) (offset, e
 	}
 	root, parent := tree.FrameTree.Frame.ID, tree.FrameTree.Frame.ParentID
 	parents := []string{""}
-	if a.e.cfg.Child != nil && parent != "" {
-		if psid, ok := a.e.cfg.Child(a.tab, parent); ok {
+	if parent != "" {
+		if psid, ok := a.e.child(a.tab, parent); ok {
 			parents = []string{psid, ""}
 		}
 	}

@@ -28,7 +28,7 @@ func (o owner) Done() <-chan struct{} { return o.done }
 // way the dispatcher wires it.
 func TestE2EActionCaptureWired(t *testing.T) {
 	f := newActFixture(t)
-	eng := actions.New(actions.Config{Session: f.session, Snapshots: f.snap, Child: f.children.Lookup, Capture: f.c.Server.Capture()})
+	eng := actions.New(actions.Config{Target: f.c.Server.Target, Snapshots: f.snap, Capture: f.c.Server.Capture()})
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	api := slowAPI(t)

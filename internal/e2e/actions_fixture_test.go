@@ -16,8 +16,8 @@ import (
 )
 
 // actFixture is a chain with a Snapshotter and an actions Engine wired the
-// way the dispatcher wires them (sessions from the bridge, OOPIF child
-// sessions from a tracker, Invalidate on main-frame navigations).
+// way the dispatcher wires them: over the daemon's targets (sessions, OOPIF
+// child sessions, refs invalidated on main-frame navigations).
 type actFixture struct {
 	*snapFixture
 	eng      *actions.Engine
@@ -28,7 +28,7 @@ var snapshotOpts = snapshot.Options{InteractiveOnly: true}
 
 func newActFixture(t testing.TB) *actFixture {
 	f := &actFixture{snapFixture: newSnapFixture(t)}
-	f.eng = actions.New(actions.Config{Session: f.session, Snapshots: f.snap, Child: f.children.Lookup, Protected: []string{f.c.Home}})
+	f.eng = actions.New(actions.Config{Target: f.c.Server.Target, Snapshots: f.snap, Protected: []string{f.c.Home}})
 	return f
 }
 

@@ -20,31 +20,32 @@ import (
 )
 
 // snapFixture is one chain with a Snapshotter wired the way the daemon
-// wires it: sessions from the bridge, OOPIF child sessions from a tracker.
+// wires it: over the daemon's targets, which track each tab's child
+// sessions (out-of-process iframes) and keep its refs in step with its
+// navigations, for tabs no session holds too.
 type snapFixture struct {
-	c        *Chain
-	snap     *snapshot.Snapshotter
-	children *snapshot.Children
+	c    *Chain
+	snap *snapshot.Snapshotter
 }
 
 func newSnapFixture(t testing.TB) *snapFixture {
-	f := &snapFixture{children: snapshot.NewChildren()}
+	f := &snapFixture{}
 	f.c = StartChain(t, hostBin)
-	f.snap = snapshot.New(snapshot.Config{Session: f.session, Child: f.children.Lookup})
+	f.snap = snapshot.New(snapshot.Config{Target: f.c.Server.Target})
 	return f
 }
 
 func (f *snapFixture) session(tab int, sessionID string) cdproto.Session {
-	s := f.c.Server.CDP(tab)
+	t := f.c.Server.Target(tab)
 	if sessionID != "" {
-		return s.Child(sessionID)
+		return t.Child(sessionID)
 	}
-	return s
+	return t.Session()
 }
 
-// open opens a tab on about:blank, starts tracking its child sessions and
-// main-frame navigations (Invalidate, as the dispatcher does), then
-// navigates it to url and waits for the load event.
+// open opens a tab on about:blank (its target follows its child sessions
+// and main-frame navigations from now on), then navigates it to url and
+// waits for the load event.
 func (f *snapFixture) open(t testing.TB, ctx context.Context, url string) *cdp.Session {
 	t.Helper()
 	raw, err := f.c.Link.Call(ctx, "tabs.create", map[string]any{"url": "about:blank"})
@@ -56,19 +57,6 @@ func (f *snapFixture) open(t testing.TB, ctx context.Context, url string) *cdp.S
 	s := f.c.Server.CDP(res.Tab.ID)
 	_, err = cdproto.Call(ctx, s, page.Enable, page.EnableParams{})
 	require.NoError(t, err)
-	wctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{}, 2)
-	go func() { f.children.Watch(wctx, s.TabID(), s); done <- struct{}{} }()
-	navs := cdproto.Events(wctx, s, page.FrameNavigated)
-	go func() {
-		for ev, err := range navs {
-			if err == nil && ev.Frame != nil && ev.Frame.ParentID == "" {
-				f.snap.Invalidate(s.TabID())
-			}
-		}
-		done <- struct{}{}
-	}()
-	t.Cleanup(func() { stop(); <-done; <-done })
 	navigate(t, ctx, s, url)
 	return s
 }
@@ -221,8 +209,8 @@ func TestE2ESnapshotForm(t *testing.T) {
 		assert.NotContains(t, r2.Text, "["+ref+"]", "refs are never reused")
 	})
 
-	t.Run("without Invalidate a replaced page still fails loudly", func(t *testing.T) {
-		f.snap.Forget(tabID) // start over with no navigation count
+	t.Run("a replaced page fails loudly", func(t *testing.T) {
+		f.c.Server.Tabs().Targets().Close(tabID) // start over with a new target
 		r2, err := f.snap.Take(ctx, tabID, snapshot.Options{})
 		require.NoError(t, err)
 		ref := refOf(t, r2.Text, `heading "Title page"`)

@@ -55,7 +55,7 @@ func (g *Generator) viewport(ctx context.Context, tab int) export.Viewport {
 			Value string `json:"value"`
 		} `json:"result"`
 	}
-	err := g.cfg.CDP(tab).Call(ctx, "Runtime.evaluate", map[string]any{"expression": "innerWidth+'x'+innerHeight", "returnByValue": true}, &res)
+	err := g.cfg.Tabs.Target(tab).Session().Call(ctx, "Runtime.evaluate", map[string]any{"expression": "innerWidth+'x'+innerHeight", "returnByValue": true}, &res)
 	if err != nil {
 		return export.Viewport{}
 	}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
-	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/export"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/redact"
@@ -31,10 +30,13 @@ import (
 type Config struct {
 	// Sessions finds an MCP session (for its client's name).
 	Sessions func(id string) *session.Session
-	Tabs     *tabs.Manager
-	Store    *capture.Store
-	// CDP is a typed CDP session on a tab (for its viewport).
-	CDP func(tab int) *cdp.Session
+	// Tabs resolves the session's tabs and holds their targets (a tab's
+	// CDP session reads its viewport).
+	Tabs  *tabs.Manager
+	Store *capture.Store
+	// Record is the session export's record: what the recorder (Watches)
+	// and the in-page action recorder write, and documents read.
+	Record *export.Recorder
 	// Egress is the redaction gateway's last stage.
 	Egress *redact.Gateway
 	// PolicyVersion is the redaction policy in force.
@@ -55,8 +57,14 @@ type Generator struct {
 	rec *export.Recorder
 }
 
-// New returns a Generator.
-func New(cfg Config) *Generator { return &Generator{cfg: cfg, rec: export.NewRecorder()} }
+// New returns a Generator; without Config.Record it keeps a record of its
+// own.
+func New(cfg Config) *Generator {
+	if cfg.Record == nil {
+		cfg.Record = export.NewRecorder()
+	}
+	return &Generator{cfg: cfg, rec: cfg.Record}
+}
 
 // Register serves generate reproduction, test, har and pr_summary, and
 // records the calls of the recorded modes (Watches).
@@ -71,10 +79,6 @@ func (g *Generator) Register(m *mcpserver.Server) {
 	m.Handle("generate", "har", g.har)
 	m.Handle("generate", "pr_summary", g.prSummary)
 }
-
-// Recorder is the session recorder (the action recorder adds what the
-// user does by hand during a recording).
-func (g *Generator) Recorder() *export.Recorder { return g.rec }
 
 // document is the session's export, passed through the egress stage.
 func (g *Generator) document(ctx context.Context, c *mcpserver.Call) (export.Document, error) {

@@ -1,36 +1,33 @@
 // Package interact serves the interact tool — the actions engine's modes
-// and the tab modes — and observe snapshot, over the relay: one place that
-// owns a tab's snapshot refs, its out-of-process iframes' sessions and its
-// action queue, so a snapshot never interleaves with an action.
+// and the tab modes — and observe snapshot, over the relay. A tab's
+// snapshot refs and action queue live in its target (internal/target),
+// so a snapshot never interleaves with an action; Interact is the target
+// listener that keeps them in step with the page.
 package interact
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 
-	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/target"
 
 	"github.com/gasoline-mcp/gasoline/internal/actions"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
-	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
+	"github.com/gasoline-mcp/gasoline/internal/target"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
 // Config configures an Interact. Every field but Logger is required.
 type Config struct {
+	// Tabs resolves a session's tabs and holds their targets.
 	Tabs *tabs.Manager
-	// CDP is a typed CDP session on a tab of the browser.
-	CDP func(tab int) *cdp.Session
 	// Link answers tabs.get for switch_tab.
 	Link tabs.Caller
 	// Capture holds the open dialogs (they block snapshots) and what the
@@ -52,39 +49,28 @@ type Config struct {
 }
 
 // Interact serves the interact tool and observe snapshot: the snapshot
-// refs of every tab, the child sessions of out-of-process iframes (for
-// refs and frames inside them), the actions engine that runs one action
-// at a time per tab, and the tab modes (new_tab, navigate, switch_tab,
-// close_tab).
+// engine and the actions engine, which keep each tab's refs and action
+// queue in its target and run one action at a time per tab, and the tab
+// modes (new_tab, navigate, switch_tab, close_tab).
 type Interact struct {
-	tabs     *tabs.Manager
-	link     tabs.Caller
-	owned    func(tab int) bool
-	snaps    *snapshot.Snapshotter
-	children *snapshot.Children
-	eng      *actions.Engine
-	capture  actions.Capture // open dialogs block snapshots
-	dir      string
-	egress   *redact.Gateway
+	tabs    *tabs.Manager
+	link    tabs.Caller
+	snaps   *snapshot.Snapshotter
+	eng     *actions.Engine
+	capture actions.Capture // open dialogs block snapshots
+	dir     string
+	egress  *redact.Gateway
 }
 
 // New returns an Interact.
 func New(cfg Config) *Interact {
-	x := &Interact{tabs: cfg.Tabs, link: cfg.Link, owned: cfg.Tabs.Registry().Owned, children: snapshot.NewChildren(),
-		capture: cfg.Capture, dir: cfg.Dir, egress: cfg.Egress}
-	session := func(tab int, sid string) cdproto.Session {
-		c := cfg.CDP(tab)
-		if sid != "" {
-			return c.Child(sid)
-		}
-		return c
-	}
-	x.snaps = snapshot.New(snapshot.Config{Session: session, Child: x.children.Lookup, Secrets: cfg.Secrets})
+	x := &Interact{tabs: cfg.Tabs, link: cfg.Link, capture: cfg.Capture, dir: cfg.Dir, egress: cfg.Egress}
+	x.snaps = snapshot.New(snapshot.Config{Target: cfg.Tabs.Target, Secrets: cfg.Secrets})
 	protected := []string{cfg.Dir} // Gasoline's state directory, and the OS default one too
 	if d, err := state.DefaultDir(); err == nil {
 		protected = append(protected, d)
 	}
-	x.eng = actions.New(actions.Config{Session: session, Snapshots: x.snaps, Child: x.children.Lookup,
+	x.eng = actions.New(actions.Config{Target: cfg.Tabs.Target, Snapshots: x.snaps,
 		Capture: cfg.Capture, Protected: protected, Secrets: cfg.Secrets, Redact: cfg.Redact, Logger: cfg.Logger})
 	return x
 }
@@ -108,47 +94,19 @@ func (x *Interact) Register(m *mcpserver.Server) {
 	m.Handle("observe", "snapshot", x.snapshot)
 }
 
-// Event keeps refs and child sessions in step with the tab: a new document
-// in the main frame makes every ref stale; out-of-process iframes attach
-// and detach child sessions. It runs on the link's read goroutine, before
-// the CDP router hands the event to waiters, and never blocks.
-func (x *Interact) Event(method string, tab int, session, cdpMethod string, params json.RawMessage) {
-	switch method {
-	case "cdp.event":
-	case "cdp.attached", "cdp.detached":
-		x.children.Forget(tab) // child sessions do not survive a detach
-		return
-	default:
+// Event keeps a tab's refs in step with the page (a target.Listener): a
+// new document in the main frame makes every ref stale and the engine's
+// isolated worlds with it. It runs on the link's read goroutine, before
+// the target's waiters get the event, and never blocks.
+func (x *Interact) Event(t *target.Target, ev target.Event) {
+	if ev.Method != page.FrameNavigated.Method || ev.Session != "" {
 		return
 	}
-	switch cdpMethod {
-	case page.FrameNavigated.Method:
-		if session != "" || !x.owned(tab) {
-			return
-		}
-		var ev page.EventFrameNavigated
-		if jsonv2.Unmarshal(params, &ev) == nil && ev.Frame != nil && ev.Frame.ParentID == "" {
-			x.snaps.Invalidate(tab)
-			x.eng.Invalidate(tab)
-		}
-	case target.AttachedToTarget.Method:
-		var ev target.EventAttachedToTarget
-		if jsonv2.Unmarshal(params, &ev) == nil {
-			x.children.Attached(tab, &ev)
-		}
-	case target.DetachedFromTarget.Method:
-		var ev target.EventDetachedFromTarget
-		if jsonv2.Unmarshal(params, &ev) == nil {
-			x.children.Detached(tab, &ev)
-		}
+	var nav page.EventFrameNavigated
+	if jsonv2.Unmarshal(ev.Params, &nav) == nil && nav.Frame != nil && nav.Frame.ParentID == "" {
+		snapshot.Invalidate(t)
+		actions.Invalidate(t)
 	}
-}
-
-// Forget drops what is kept about a tab that left its session.
-func (x *Interact) Forget(tab int) {
-	x.eng.Forget(tab)
-	x.snaps.Forget(tab)
-	x.children.Forget(tab)
 }
 
 // Snapshots is the snapshot engine (its refs are the tabs' current ones).

@@ -134,7 +134,7 @@ func (o *Observer) findRequests(tab int, id, url string) []capture.Request {
 // sessions (a worker's requests live there).
 func (o *Observer) readBody(ctx context.Context, s *cdp.Session, r capture.Request, path string) Body {
 	b := Body{RequestID: r.ID, Method: r.Method, URL: r.URL, Status: r.Status, MimeType: r.MimeType}
-	sessions := append([]*cdp.Session{s}, childSessions(s, o.cfg.Feed.Children(s.TabID()))...)
+	sessions := append([]*cdp.Session{s}, childSessions(s, o.children(s.TabID()))...)
 	var resp network.GetResponseBodyResult
 	var err error
 	for _, x := range sessions {

@@ -92,7 +92,7 @@ type insideFrame struct {
 // black whole.
 func (o *Observer) insideFrames(ctx context.Context, s *cdp.Session) ([]insideFrame, error) {
 	var kids []Child
-	for _, c := range o.cfg.Feed.Children(s.TabID()) {
+	for _, c := range o.children(s.TabID()) {
 		if c.Type == "iframe" && c.TargetID != "" && len(kids) < maxInside {
 			kids = append(kids, c)
 		}

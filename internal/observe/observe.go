@@ -31,11 +31,10 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
-// Config configures an Observer. Tabs, Store and Feed are required.
+// Config configures an Observer. Tabs and Store are required.
 type Config struct {
 	Tabs  *tabs.Manager
 	Store *capture.Store
-	Feed  *Feed
 	// Browsers lists the connected browsers and each one's tabs, for
 	// observe tabs.
 	Browsers Browsers
@@ -142,6 +141,10 @@ func (o *Observer) tab(c *mcpserver.Call) (int, error) {
 func (o *Observer) session(ctx context.Context, c *mcpserver.Call) (*cdp.Session, error) {
 	return o.cfg.Tabs.Session(ctx, c.Session.ID(), c.Args.TabID)
 }
+
+// children are the tab's live child sessions (workers, out-of-process
+// iframes), newest first, as its target tracks them.
+func (o *Observer) children(tab int) []Child { return o.cfg.Tabs.Target(tab).Children() }
 
 // paging is the limit, after_cursor and summary of a list mode.
 type paging struct {

@@ -154,7 +154,7 @@ func frames(t *page.FrameTree, out []Frame) []Frame {
 // the tab's own frame tree leaves out.
 func (o *Observer) childFrames(ctx context.Context, s *cdp.Session) []Frame {
 	var out []Frame
-	for _, c := range o.cfg.Feed.Children(s.TabID()) {
+	for _, c := range o.children(s.TabID()) {
 		if c.Type != "iframe" {
 			continue
 		}

@@ -34,10 +34,10 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
-	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/export"
 	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
+	"github.com/gasoline-mcp/gasoline/internal/target"
 )
 
 //go:embed recorder.js
@@ -89,13 +89,13 @@ type Recorder struct {
 	// recording of an ended session is dropped when room is needed.
 	alive func(sid string) bool
 
-	mu    sync.Mutex
-	tabs  map[int]*tabState
+	mu    sync.Mutex            // guards the maps below and every tab's tabState
 	calls map[string]*calls     // session → its interact calls (source.go)
 	recs  map[string]*recording // session → its recording (recording.go)
 }
 
-// tabState is what the recorder knows of one tab.
+// tabState is what the recorder knows of one tab, held by its target
+// (tabPart); Recorder.mu guards it.
 type tabState struct {
 	binding  string // the binding of the latest install: reports under another name are stale
 	scriptID page.ScriptIdentifier
@@ -111,28 +111,16 @@ func New(cfg Config) *Recorder {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Recorder{cfg: cfg, tabs: map[int]*tabState{}, calls: map[string]*calls{}, recs: map[string]*recording{}}
+	return &Recorder{cfg: cfg, calls: map[string]*calls{}, recs: map[string]*recording{}}
 }
 
 // Dropped counts the reports refused so far.
 func (r *Recorder) Dropped() uint64 { return r.dropped.Load() }
 
-// tab returns a tab's state, creating it. Called with r.mu held.
-func (r *Recorder) tab(id int) *tabState {
-	t := r.tabs[id]
-	if t == nil {
-		t = &tabState{index: -1}
-		r.tabs[id] = t
-	}
-	return t
-}
+var tabPart = target.NewPart("action recorder", func(*target.Target) *tabState { return &tabState{index: -1} })
 
-// Forget drops what the recorder knows of a tab that left its session.
-func (r *Recorder) Forget(tab int) {
-	r.mu.Lock()
-	delete(r.tabs, tab)
-	r.mu.Unlock()
-}
+// tab returns a tab's state, creating it. Called with r.mu held.
+func (r *Recorder) tab(t *target.Target) *tabState { return tabPart.Of(t) }
 
 func newName() string {
 	var b [8]byte
@@ -140,15 +128,26 @@ func newName() string {
 	return "__gasoline_actions_" + hex.EncodeToString(b[:])
 }
 
+// Enable installs the recorder in a tab whose debugger just attached (a
+// target.Enabler, after capture's): best effort, a tab whose recorder
+// failed still captures the rest.
+func (r *Recorder) Enable(ctx context.Context, tg *target.Target) error {
+	if err := r.Install(ctx, tg); err != nil {
+		r.cfg.Logger.Warn("action recorder not installed; observe actions stays empty for this tab", "tab", tg.ID(), "err", err)
+	}
+	return nil
+}
+
 // Install puts the recorder in a tab whose Runtime domain is enabled: a
 // binding and a world under a fresh name, the script in every new document
 // and at once in the current ones. A previous install on the same debugger
 // session is removed (best effort); reports under its name are ignored from
 // now on. Run it after capture's Enable, on every attach.
-func (r *Recorder) Install(ctx context.Context, s *cdp.Session) error {
+func (r *Recorder) Install(ctx context.Context, tg *target.Target) error {
+	s := tg.Session()
 	name := newName()
 	r.mu.Lock()
-	t := r.tab(s.TabID())
+	t := r.tab(tg)
 	prevName, prevScript := t.binding, t.scriptID
 	t.binding, t.scriptID = name, ""
 	r.mu.Unlock()
@@ -166,7 +165,7 @@ func (r *Recorder) Install(ctx context.Context, s *cdp.Session) error {
 		return fmt.Errorf("installing the action recorder (Page.addScriptToEvaluateOnNewDocument): %w", err)
 	}
 	r.mu.Lock()
-	if t := r.tabs[s.TabID()]; t != nil && t.binding == name {
+	if t.binding == name {
 		t.scriptID = res.Identifier
 	}
 	r.mu.Unlock()
@@ -176,17 +175,18 @@ func (r *Recorder) Install(ctx context.Context, s *cdp.Session) error {
 // maxReport bounds one report of the in-page recorder.
 const maxReport = 64 << 10
 
-// Event handles one cdp.event of an owned tab (the link's read goroutine;
-// it does not block): the recorder's reports through the tab's current
-// binding. Everything else is ignored.
-func (r *Recorder) Event(tab int, session, method string, params json.RawMessage) {
-	if method != "Runtime.bindingCalled" || session != "" {
+// Event handles one CDP event of a held tab (a target.Listener, on the
+// link's read goroutine; it does not block): the recorder's reports
+// through the tab's current binding. Everything else is ignored.
+func (r *Recorder) Event(tg *target.Target, ev target.Event) {
+	if ev.Method != "Runtime.bindingCalled" || ev.Session != "" {
 		return
 	}
-	res := gjson.GetManyBytes(params, "name", "payload")
+	tab := tg.ID()
+	res := gjson.GetManyBytes(ev.Params, "name", "payload")
 	r.mu.Lock()
-	t := r.tabs[tab]
-	current := t != nil && t.binding != "" && t.binding == res[0].Str
+	t, ok := tabPart.Peek(tg)
+	current := ok && t.binding != "" && t.binding == res[0].Str
 	r.mu.Unlock()
 	if !current {
 		if strings.HasPrefix(res[0].Str, "__gasoline_actions_") {
@@ -194,7 +194,7 @@ func (r *Recorder) Event(tab int, session, method string, params json.RawMessage
 		}
 		return
 	}
-	sid, owned := r.cfg.Tabs.Registry().Owner(tab)
+	sid, owned := tg.Owner()
 	if !owned {
 		return
 	}
@@ -206,15 +206,16 @@ func (r *Recorder) Event(tab int, session, method string, params json.RawMessage
 	}
 	switch rep.T {
 	case "nav", "ready", "navigating":
-		r.navigation(tab, sid, rep)
+		r.navigation(tg, sid, rep)
 	default:
-		r.action(tab, sid, rep)
+		r.action(tg, sid, rep)
 	}
 }
 
 // action stores one reported action, and records it for the session's
 // export while the session records and the user (not the agent) did it.
-func (r *Recorder) action(tab int, sid string, rep report) {
+func (r *Recorder) action(tg *target.Target, sid string, rep report) {
+	tab := tg.ID()
 	a := rep.action()
 	a.Source = "user"
 	if r.agentAt(sid, rep.at()) {
@@ -225,7 +226,7 @@ func (r *Recorder) action(tab int, sid string, rep report) {
 		return // redaction refused it: fail closed
 	}
 	r.mu.Lock()
-	r.tab(tab).pageNav = false // the document is still here: its announced navigation did not happen
+	r.tab(tg).pageNav = false // the document is still here: its announced navigation did not happen
 	rec := r.recs[sid]
 	if rec != nil && stored.Source == "user" {
 		rec.actions++

@@ -41,6 +41,7 @@ func (c *clock) add(d time.Duration) time.Time {
 
 type fixture struct {
 	t     *testing.T
+	m     *tabs.Manager
 	r     *Recorder
 	store *capture.Store
 	exp   *export.Recorder
@@ -49,16 +50,29 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := tabs.New(ctx, tabs.Config{})
+	m := tabs.New(ctx, tabs.Config{Link: noLink{}})
 	t.Cleanup(func() { cancel(); m.Wait() })
 	m.Registry().Own(sid, tab)
 	c := &clock{now: time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)}
 	store, err := capture.NewStore(&capture.Options{Now: c.Now})
 	require.NoError(t, err)
-	f := &fixture{t: t, store: store, exp: export.NewRecorder(), clock: c}
+	f := &fixture{t: t, m: m, store: store, exp: export.NewRecorder(), clock: c}
 	f.r = New(Config{Store: store, Tabs: m, Export: f.exp, Now: c.Now})
-	f.r.tabs[tab] = &tabState{binding: binding, index: -1}
+	m.Targets().Listen(f.r)
+	tabPart.Of(m.Target(tab)).binding = binding // as an install leaves it
 	return f
+}
+
+// noLink is a link to no browser: the recorder's reports arrive as events.
+type noLink struct{}
+
+func (noLink) Call(context.Context, string, any) (json.RawMessage, error) {
+	return nil, errors.New("no browser in unit tests")
+}
+
+// event delivers one CDP event of a tab as the link does.
+func (f *fixture) event(tab int, session, method string, params json.RawMessage) {
+	f.m.Event(tab, session, method, params)
 }
 
 // report sends one report of the page, seen now by the page's clock.
@@ -69,7 +83,7 @@ func (f *fixture) report(name string, rep map[string]any) {
 	}
 	payload, _ := json.Marshal(rep)
 	params, _ := json.Marshal(map[string]any{"name": name, "payload": string(payload), "executionContextId": 3})
-	f.r.Event(tab, "", "Runtime.bindingCalled", params)
+	f.event(tab, "", "Runtime.bindingCalled", params)
 }
 
 func (f *fixture) actions() []capture.Action {
@@ -88,9 +102,11 @@ func TestEventStoresCurrentBindingOnly(t *testing.T) {
 	f.report("__gasoline_actions_stale", map[string]any{"t": "click", "selector": "#old"})
 	f.report("somethingElse", map[string]any{"t": "click"})
 	f.report(binding, map[string]any{"t": "explode"})
-	f.r.Event(tab, "", "Runtime.bindingCalled", json.RawMessage(`{"name":"`+binding+`","payload":"{not json"}`))
-	f.r.Event(tab, "CHILD", "Runtime.bindingCalled", json.RawMessage(`{"name":"`+binding+`","payload":"{\"t\":\"click\"}"}`))
-	f.r.Event(8, "", "Runtime.bindingCalled", json.RawMessage(`{"name":"`+binding+`","payload":"{\"t\":\"click\"}"}`))
+	f.event(tab, "", "Runtime.bindingCalled", json.RawMessage(`{"name":"`+binding+`","payload":"{not json"}`))
+	f.event(tab, "CHILD", "Runtime.bindingCalled", json.RawMessage(`{"name":"`+binding+`","payload":"{\"t\":\"click\"}"}`))
+	f.event(9, "", "Runtime.bindingCalled", json.RawMessage(`{"name":"`+binding+`","payload":"{\"t\":\"click\"}"}`)) // no session holds it: never reaches the recorder
+	f.m.Registry().Own(sid, 8)
+	f.event(8, "", "Runtime.bindingCalled", json.RawMessage(`{"name":"`+binding+`","payload":"{\"t\":\"click\"}"}`))
 	got := f.actions()
 	require.Len(t, got, 1, "%+v", got)
 	assert.Equal(t, capture.Action{Seq: 1, Order: 1, Time: f.clock.Now(), Type: "click", Source: "user", Selector: "#go",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/export"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/target"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -129,9 +130,10 @@ func (r *Recorder) stop(ctx context.Context, c *mcpserver.Call) (any, error) {
 // the page started itself (a link, a form, a script) is left to the
 // recorded action that caused it, and the agent's are in the export
 // already.
-func (r *Recorder) navigation(tab int, sid string, rep report) {
+func (r *Recorder) navigation(tg *target.Target, sid string, rep report) {
+	tab := tg.ID()
 	r.mu.Lock()
-	t := r.tab(tab)
+	t := r.tab(tg)
 	switch rep.T {
 	case "navigating":
 		t.pageNav = true

@@ -3,7 +3,6 @@ package snapshot
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -25,8 +24,9 @@ import (
 // Added and removed subtrees keep their indentation below the run's first
 // line.
 
-// maxHistory bounds the previous snapshots kept (one per session and tab).
-const maxHistory = 64
+// maxHistory bounds the previous snapshots kept per tab (one per MCP
+// session).
+const maxHistory = 16
 
 // diffTimeout bounds the diff itself; past it the diff is correct but may
 // show more lines than the fewest.
@@ -40,49 +40,22 @@ type kept struct {
 	used  time.Time
 }
 
-type histKey struct {
-	session string
-	tab     int
-}
-
-// history holds each session's previous full snapshot of each tab.
-type history struct {
-	mu   sync.Mutex
-	last map[histKey]*kept
-}
-
-// swap records a session's new snapshot of a tab and returns the one it
-// replaces (nil if none).
-func (h *history) swap(k histKey, now *kept) *kept {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.last == nil {
-		h.last = map[histKey]*kept{}
-	}
-	prev := h.last[k]
-	h.last[k] = now
-	for len(h.last) > maxHistory {
-		var oldest histKey
-		var t time.Time
-		for key, v := range h.last {
-			if t.IsZero() || v.used.Before(t) {
-				oldest, t = key, v.used
+// swapPrev records a session's new full snapshot of the tab and returns
+// the one it replaces (nil if none). Called with t.mu held.
+func (t *tabRefs) swapPrev(session string, now *kept) *kept {
+	prev := t.prev[session]
+	t.prev[session] = now
+	for len(t.prev) > maxHistory {
+		var oldest string
+		var at time.Time
+		for sid, v := range t.prev {
+			if at.IsZero() || v.used.Before(at) {
+				oldest, at = sid, v.used
 			}
 		}
-		delete(h.last, oldest)
+		delete(t.prev, oldest)
 	}
 	return prev
-}
-
-// forget drops what was kept of a tab, or of a session (tab < 0).
-func (h *history) forget(session string, tab int) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for k := range h.last {
-		if k.tab == tab || (tab < 0 && k.session == session) {
-			delete(h.last, k)
-		}
-	}
 }
 
 // bare copies lines without their nodes, for keeping.

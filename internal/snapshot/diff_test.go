@@ -15,7 +15,7 @@ func TestDiff(t *testing.T) {
 	ctx := context.Background()
 	f := newFakeTab()
 	f.records[""] = toolsPage
-	s := newTestSnapshotter(f, nil)
+	s := newTestSnapshotter(f)
 	take := func(o Options) *Result {
 		t.Helper()
 		o.Session = "s1"
@@ -93,15 +93,13 @@ func TestDiffAddedSubtreeKeepsIndentation(t *testing.T) {
 }
 
 func TestHistoryIsBounded(t *testing.T) {
-	var h history
+	h := newTabRefs()
 	for i := range maxHistory + 10 {
-		h.swap(histKey{fmt.Sprint("s", i), 1}, &kept{gen: i, used: time.Unix(int64(i), 0)})
+		h.swapPrev(fmt.Sprint("s", i), &kept{gen: i, used: time.Unix(int64(i), 0)})
 	}
-	assert.Len(t, h.last, maxHistory)
-	assert.NotContains(t, h.last, histKey{"s9", 1}, "the least recently used go first")
-	assert.Contains(t, h.last, histKey{"s10", 1})
-	h.forget("s20", -1)
-	assert.Len(t, h.last, maxHistory-1)
+	assert.Len(t, h.prev, maxHistory)
+	assert.NotContains(t, h.prev, "s9", "the least recently used go first")
+	assert.Contains(t, h.prev, "s10")
 }
 
 func mustLines(t *testing.T, records string) []line {

@@ -2,13 +2,15 @@ package snapshot
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
-	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/gasoline-mcp/gasoline/internal/target"
 )
 
 // fakeTab answers the CDP commands the Snapshotter sends, per session:
@@ -52,41 +54,63 @@ func (f *fakeTab) count(method string) int {
 	return n
 }
 
-type fakeSession struct {
-	f   *fakeTab
-	sid string
-}
-
-func (f *fakeTab) session(_ int, sid string) cdproto.Session { return fakeSession{f, sid} }
-
-func (s fakeSession) Subscribe(string) (<-chan jsonv2.Value, func()) {
-	ch := make(chan jsonv2.Value)
-	return ch, func() {}
-}
-
-func (s fakeSession) Call(_ context.Context, method string, params, result any) error {
-	var p map[string]any
-	if params != nil {
-		b, err := jsonv2.Marshal(params)
-		if err != nil {
-			return err
-		}
-		if err := jsonv2.Unmarshal(b, &p); err != nil {
-			return err
-		}
+// Call makes the fake a cdp.Caller, the extension link's side: every
+// command a target's session (or child session) sends arrives here as
+// cdp.send and is answered as Chrome would.
+func (f *fakeTab) Call(_ context.Context, method string, params any) (json.RawMessage, error) {
+	if method != "cdp.send" {
+		return nil, fmt.Errorf("fake: unexpected link method %s", method)
 	}
-	s.f.mu.Lock()
-	s.f.calls = append(s.f.calls, method)
-	reply, err := s.f.answer(s.sid, method, p)
-	s.f.mu.Unlock()
-	if err != nil || result == nil {
-		return err
+	var send struct {
+		Method    string         `json:"method"`
+		Params    map[string]any `json:"params"`
+		SessionID string         `json:"session_id"`
 	}
-	b, err := jsonv2.Marshal(reply)
+	b, err := json.Marshal(params)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return jsonv2.Unmarshal(b, result)
+	if err := json.Unmarshal(b, &send); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.calls = append(f.calls, send.Method)
+	reply, err := f.answer(send.SessionID, send.Method, send.Params)
+	f.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return jsonv2.Marshal(reply)
+}
+
+// testSnap is a Snapshotter over the fake, its tab's target held by a
+// target set as the tab manager holds it.
+type testSnap struct {
+	*Snapshotter
+	set *target.Set
+}
+
+func newTestSnapshotter(f *fakeTab) testSnap {
+	set := target.NewSet(context.Background(), target.Config{Caller: f})
+	return testSnap{New(Config{Target: set.Get}), set}
+}
+
+// Invalidate is what the daemon does when the tab's main frame navigates.
+func (s testSnap) Invalidate(tab int) { Invalidate(s.set.Get(tab)) }
+
+// Forget closes the tab's target (it left its session).
+func (s testSnap) Forget(tab int) { s.set.Close(tab) }
+
+// attach reports an out-of-process iframe's child session to the tab's
+// target, as the extension does.
+func (s testSnap) attach(tab int, session, frame string) {
+	s.set.Get(tab)
+	s.set.Event(tab, "", "Target.attachedToTarget", json.RawMessage(
+		`{"sessionId":"`+session+`","targetInfo":{"targetId":"`+frame+`","type":"iframe","title":"","url":"","attached":true,"canAccessOpener":false},"waitingForDebugger":false}`))
+}
+
+func (s testSnap) detach(tab int, session string) {
+	s.set.Event(tab, "", "Target.detachedFromTarget", json.RawMessage(`{"sessionId":"`+session+`"}`))
 }
 
 func (f *fakeTab) answer(sid, method string, p map[string]any) (any, error) {

@@ -79,7 +79,7 @@ func TestFindRefsAreCurrent(t *testing.T) {
 	f := newFakeTab()
 	f.records[""] = toolsPage
 	f.backend[3] = 103
-	s := newTestSnapshotter(f, nil)
+	s := newTestSnapshotter(f)
 	_, err := s.Take(ctx, tabID, Options{})
 	require.NoError(t, err)
 	r, err := s.Take(ctx, tabID, Options{Find: `role=button[name="Tool 40"]`})
@@ -100,7 +100,7 @@ func TestOptionsCheck(t *testing.T) {
 		{Find: "x", Depth: 2},
 		{Limit: -1},
 	} {
-		_, err := New(Config{Session: newFakeTab().session}).Take(context.Background(), tabID, o)
+		_, err := newTestSnapshotter(newFakeTab()).Take(context.Background(), tabID, o)
 		assert.Error(t, err, "%+v", o)
 	}
 }

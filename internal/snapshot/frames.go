@@ -79,7 +79,7 @@ func (r *walkRun) run(ctx context.Context, w world, args walkArgs) (walkResult, 
 		return walkResult{}, w, err
 	}
 	args.Next = r.next
-	res, err := runWalker(ctx, r.s.cfg.Session(r.tab, w.session), ec, args)
+	res, err := runWalker(ctx, r.s.session(r.tab, w.session), ec, args)
 	return res, w, err
 }
 
@@ -106,7 +106,7 @@ func (s *Snapshotter) frameWorld(ctx context.Context, tab int, t *tabRefs, w wor
 	if err != nil {
 		return world{}, err
 	}
-	node, err := nodeOf(ctx, s.cfg.Session(tab, w.session), ec, fn, arg)
+	node, err := nodeOf(ctx, s.session(tab, w.session), ec, fn, arg)
 	t.grouped[w.session] = true
 	if err != nil {
 		return world{}, err
@@ -115,10 +115,8 @@ func (s *Snapshotter) frameWorld(ctx context.Context, tab int, t *tabRefs, w wor
 		return world{}, argErr("no iframe there")
 	}
 	fw := world{session: w.session, frame: node.FrameID}
-	if s.cfg.Child != nil {
-		if sid, ok := s.cfg.Child(tab, node.FrameID); ok {
-			fw.session = sid
-		}
+	if sid, ok := s.cfg.Target(tab).ChildOf(string(node.FrameID)); ok {
+		fw.session = sid
 	}
 	return fw, nil
 }

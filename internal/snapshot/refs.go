@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
@@ -50,23 +51,27 @@ type entry struct {
 	world world
 }
 
-// tabRefs is one tab's ref table, its snapshot generation and its isolated
-// worlds. mu serializes snapshots and resolutions of the tab (they share
-// the worlds and the ref counter); navigation is counted apart, under the
-// Snapshotter's lock, so that Invalidate never waits for a snapshot.
+// tabRefs is one tab's ref table, its snapshot generation, its isolated
+// worlds and each session's previous snapshot (for diff); its target holds
+// it. mu serializes snapshots and resolutions of the tab (they share the
+// worlds and the ref counter); navigation is counted apart (navs), so that
+// Invalidate never waits for a snapshot.
 type tabRefs struct {
+	navs     atomic.Int64 // main-frame navigations, bumped by Invalidate
 	mu       sync.Mutex
 	gen      int // the latest full snapshot
 	next     int // the next ref number
 	refs     map[int]*entry
 	worlds   map[world]runtime.ExecutionContextID
-	main     cdproto.FrameID // the tab's main frame
-	worldNav int             // navigation count the worlds belong to
-	grouped  map[string]bool // sessions holding objects in objectGroup
+	main     cdproto.FrameID  // the tab's main frame
+	worldNav int              // navigation count the worlds belong to
+	grouped  map[string]bool  // sessions holding objects in objectGroup
+	prev     map[string]*kept // each MCP session's previous full snapshot (diff)
 }
 
 func newTabRefs() *tabRefs {
-	return &tabRefs{next: 1, refs: map[int]*entry{}, worlds: map[world]runtime.ExecutionContextID{}, grouped: map[string]bool{}}
+	return &tabRefs{next: 1, refs: map[int]*entry{}, worlds: map[world]runtime.ExecutionContextID{}, grouped: map[string]bool{},
+		prev: map[string]*kept{}}
 }
 
 // sync drops the isolated worlds of a document the tab navigated away from.

@@ -44,7 +44,7 @@ func TestInvalidateNeverWaitsAndRaces(t *testing.T) {
 	f := newFakeTab()
 	f.records[""] = rec(`0|button|Save||1|`)
 	f.backend[1] = 101
-	s := newTestSnapshotter(f, nil)
+	s := newTestSnapshotter(f)
 	var wg sync.WaitGroup
 	for i := range 4 {
 		wg.Add(1)

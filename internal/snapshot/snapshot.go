@@ -38,12 +38,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/gasoline-mcp/gasoline/internal/sensitive"
+	"github.com/gasoline-mcp/gasoline/internal/target"
 )
 
 // Options shape one snapshot. The zero value is a complete snapshot of the
@@ -107,22 +107,12 @@ type Result struct {
 	Diff    *DiffStats // Diff: what changed; nil when Text is the full snapshot
 }
 
-// SessionFunc returns the CDP session of a tab, or of a child session
-// (an out-of-process iframe) in it when sessionID is not empty.
-type SessionFunc func(tab int, sessionID string) cdproto.Session
-
-// ChildFunc finds the child CDP session attached to an out-of-process
-// iframe of a tab (from Target.attachedToTarget: the OOPIF's target id is
-// its frame id). ok is false when there is none.
-type ChildFunc func(tab int, frame cdproto.FrameID) (sessionID string, ok bool)
-
-// Config wires a Snapshotter. Session is required.
+// Config wires a Snapshotter. Target is required.
 type Config struct {
-	Session SessionFunc
-	// Child finds OOPIF child sessions; nil means cross-origin frames are
-	// walked through the tab's own session only (which reaches same-process
-	// frames, not out-of-process ones). *Children implements it.
-	Child ChildFunc
+	// Target returns a tab's target (the tab manager's): its CDP session,
+	// its out-of-process iframes' child sessions, and the tab's ref table,
+	// which the target holds (a Part) and drops when it closes.
+	Target func(tab int) *target.Target
 	// MaxText caps a text run (default 200 characters); MaxName caps a
 	// name or value (default 100).
 	MaxText, MaxName int
@@ -131,19 +121,15 @@ type Config struct {
 	Secrets sensitive.Func
 }
 
-// Snapshotter takes snapshots and keeps each tab's ref table.
+// Snapshotter takes snapshots. Each tab's ref table lives in its target.
 type Snapshotter struct {
-	cfg  Config
-	mu   sync.Mutex
-	tabs map[int]*tabRefs
-	navs map[int]int // navigation count per tab, bumped by Invalidate
-	hist history     // each session's previous full snapshot of each tab, for Diff
+	cfg Config
 }
 
-// New returns a Snapshotter. It panics without cfg.Session.
+// New returns a Snapshotter. It panics without cfg.Target.
 func New(cfg Config) *Snapshotter {
-	if cfg.Session == nil {
-		panic("snapshot: Config.Session is required")
+	if cfg.Target == nil {
+		panic("snapshot: Config.Target is required")
 	}
 	if cfg.MaxText <= 0 {
 		cfg.MaxText = 200
@@ -151,43 +137,32 @@ func New(cfg Config) *Snapshotter {
 	if cfg.MaxName <= 0 {
 		cfg.MaxName = 100
 	}
-	return &Snapshotter{cfg: cfg, tabs: map[int]*tabRefs{}, navs: map[int]int{}}
+	return &Snapshotter{cfg: cfg}
 }
+
+// refsPart is each target's ref table.
+var refsPart = target.NewPart("snapshot refs", func(*target.Target) *tabRefs { return newTabRefs() })
 
 func (s *Snapshotter) tab(id int) (*tabRefs, int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t := s.tabs[id]
-	if t == nil {
-		t = newTabRefs()
-		s.tabs[id] = t
-	}
-	return t, s.navs[id]
+	t := refsPart.Of(s.cfg.Target(id))
+	return t, int(t.navs.Load())
 }
 
-func (s *Snapshotter) nav(id int) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.navs[id]
+func (s *Snapshotter) nav(id int) int { return int(refsPart.Of(s.cfg.Target(id)).navs.Load()) }
+
+// session is the CDP session of the tab, or of one of its child sessions.
+func (s *Snapshotter) session(tab int, sid string) cdproto.Session {
+	t := s.cfg.Target(tab)
+	if sid != "" {
+		return t.Child(sid)
+	}
+	return t.Session()
 }
 
 // Invalidate clears a tab's refs: its main frame navigated. Refs issued
 // before stay known, so that using one names its element. It never waits
 // for a snapshot in progress.
-func (s *Snapshotter) Invalidate(tab int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.navs[tab]++
-}
-
-// Forget drops everything about a tab (it closed).
-func (s *Snapshotter) Forget(tab int) {
-	s.hist.forget("", tab)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.tabs, tab)
-	delete(s.navs, tab)
-}
+func Invalidate(t *target.Target) { refsPart.Of(t).navs.Add(1) }
 
 // Generation is a tab's snapshot generation (0 before its first snapshot).
 // Actions report whether it moved.
@@ -264,7 +239,7 @@ func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, er
 		if o.InteractiveOnly || o.Depth > 0 {
 			all, _ = lines(nodes, Options{})
 		}
-		prev = s.hist.swap(histKey{o.Session, tab}, &kept{gen: gen, nav: nav, lines: bare(all), used: time.Now()})
+		prev = t.swapPrev(o.Session, &kept{gen: gen, nav: nav, lines: bare(all), used: time.Now()})
 	}
 	switch {
 	case o.Find != "":
@@ -282,7 +257,7 @@ func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, er
 // document goes, so errors are ignored.
 func (s *Snapshotter) release(ctx context.Context, tab int, t *tabRefs) {
 	for sid := range t.grouped {
-		_, _ = cdproto.Call(ctx, s.cfg.Session(tab, sid), runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup})
+		_, _ = cdproto.Call(ctx, s.session(tab, sid), runtime.ReleaseObjectGroup, runtime.ReleaseObjectGroupParams{ObjectGroup: objectGroup})
 	}
 	clear(t.grouped)
 }
@@ -300,7 +275,7 @@ func (s *Snapshotter) Resolve(ctx context.Context, tab int, ref string) (Target,
 	if err != nil {
 		return Target{}, err
 	}
-	sess := s.cfg.Session(tab, e.world.session)
+	sess := s.session(tab, e.world.session)
 	ec, ok := t.worlds[e.world]
 	if !ok {
 		return Target{}, e.gone("the page was replaced after snapshot %d")
@@ -375,7 +350,7 @@ func (s *Snapshotter) worldContext(ctx context.Context, tab int, t *tabRefs, w w
 	if ec, ok := t.worlds[w]; ok {
 		return ec, w, nil
 	}
-	ec, frame, err := createWorld(ctx, s.cfg.Session(tab, w.session), w.frame)
+	ec, frame, err := createWorld(ctx, s.session(tab, w.session), w.frame)
 	if err != nil {
 		return 0, w, err
 	}

@@ -4,24 +4,18 @@ import (
 	"context"
 	"testing"
 
-	cdproto "github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/target"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 const tabID = 7
 
-func newTestSnapshotter(f *fakeTab, child ChildFunc) *Snapshotter {
-	return New(Config{Session: f.session, Child: child})
-}
-
 func TestTakeAndResolve(t *testing.T) {
 	ctx := context.Background()
 	f := newFakeTab()
 	f.records[""] = rec(`0|main|||0|`, `1|button|Save||1|`, `1|link|Help||2|`)
 	f.backend[1], f.backend[2] = 101, 102
-	s := newTestSnapshotter(f, nil)
+	s := newTestSnapshotter(f)
 
 	r, err := s.Take(ctx, tabID, Options{})
 	require.NoError(t, err)
@@ -49,7 +43,7 @@ func TestStaleRefs(t *testing.T) {
 	f := newFakeTab()
 	f.records[""] = rec(`0|button|Save||1|`, `0|button|Delete||2|`)
 	f.backend[1], f.backend[2] = 101, 102
-	s := newTestSnapshotter(f, nil)
+	s := newTestSnapshotter(f)
 	_, err := s.Take(ctx, tabID, Options{})
 	require.NoError(t, err)
 
@@ -83,7 +77,7 @@ func TestReplacedDocument(t *testing.T) {
 	f := newFakeTab()
 	f.records[""] = rec(`0|button|Save||1|`)
 	f.backend[1] = 101
-	s := newTestSnapshotter(f, nil)
+	s := newTestSnapshotter(f)
 	_, err := s.Take(ctx, tabID, Options{})
 	require.NoError(t, err)
 
@@ -101,7 +95,7 @@ func TestNavigationDropsWorlds(t *testing.T) {
 	ctx := context.Background()
 	f := newFakeTab()
 	f.records[""] = rec(`0|button|New||{n}|`)
-	s := newTestSnapshotter(f, nil)
+	s := newTestSnapshotter(f)
 	_, err := s.Take(ctx, tabID, Options{})
 	require.NoError(t, err)
 	s.Invalidate(tabID)
@@ -118,7 +112,7 @@ func TestPartialSnapshotKeepsGeneration(t *testing.T) {
 	f := newFakeTab()
 	f.records[""] = rec(`0|navigation|Main||1|`, `1|link|Home||2|`, `0|button|Save||3|`)
 	f.backend[1], f.backend[2], f.backend[3] = 101, 102, 103
-	s := newTestSnapshotter(f, nil)
+	s := newTestSnapshotter(f)
 	_, err := s.Take(ctx, tabID, Options{})
 	require.NoError(t, err)
 
@@ -151,9 +145,8 @@ func TestOutOfProcessFrameSplice(t *testing.T) {
 	f.frames["S1"] = "CHILD"
 	f.records["S1"] = rec(`0|textbox|Card number||{n}|`, `0|iframe|Nested|remote|{n}|`)
 	f.backend[4] = 404
-	children := NewChildren()
-	children.Attached(tabID, &target.EventAttachedToTarget{SessionID: "S1", TargetInfo: &target.Info{TargetID: "CHILD", Type: "iframe"}})
-	s := newTestSnapshotter(f, children.Lookup)
+	s := newTestSnapshotter(f)
+	s.attach(tabID, "S1", "CHILD")
 
 	r, err := s.Take(ctx, tabID, Options{})
 	require.NoError(t, err)
@@ -170,13 +163,13 @@ func TestOutOfProcessFrameSplice(t *testing.T) {
 	assert.Contains(t, fr.Text, "textbox \"Card number\" [e4]\n")
 	assert.NotContains(t, fr.Text, "Top")
 
-	children.Detached(tabID, &target.EventDetachedFromTarget{SessionID: "S1"})
-	_, ok := children.Lookup(tabID, cdproto.FrameID("CHILD"))
+	s.detach(tabID, "S1")
+	_, ok := s.set.Get(tabID).ChildOf("CHILD")
 	assert.False(t, ok)
 }
 
 func TestTakeRejectsNegativeOptions(t *testing.T) {
-	s := newTestSnapshotter(newFakeTab(), nil)
+	s := newTestSnapshotter(newFakeTab())
 	_, err := s.Take(context.Background(), tabID, Options{Limit: -1})
 	assert.Error(t, err)
 }

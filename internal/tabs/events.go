@@ -14,10 +14,10 @@ import (
 const detachTimeout = 5 * time.Second
 
 // OnEvent updates tab state from an extension event whose tab ids are
-// Gasoline tab ids already. It runs on the link's read goroutine and never
-// blocks: I/O it triggers runs in the background. Call it before the CDP
-// router forgets the tab, so a waiter that sees its events end can tell
-// why.
+// Gasoline tab ids already, and the tab's target with it. It runs on the
+// link's read goroutine and never blocks: I/O it triggers runs in the
+// background. The state is updated before the target's waiters stop, so a
+// waiter that sees its events end can tell why.
 func (m *Manager) OnEvent(method string, params json.RawMessage) {
 	var p struct {
 		TabID    int    `json:"tab_id"`
@@ -44,6 +44,7 @@ func (m *Manager) OnEvent(method string, params json.RawMessage) {
 		m.mu.Lock()
 		delete(m.attach, p.TabID)
 		m.mu.Unlock()
+		m.targets.Close(p.TabID) // a tab no session held may have one too (waiters)
 	case "tabs.replaced":
 		m.replaced(p.Replaced, p.TabID)
 	case "tabs.ungrouped":
@@ -56,6 +57,7 @@ func (m *Manager) OnEvent(method string, params json.RawMessage) {
 			m.grouped(p.TabID, *p.GroupID)
 		}
 	case "cdp.attached":
+		m.targets.Attached(p.TabID) // before the replayed console messages
 		m.mu.Lock()
 		m.state(p.TabID).gen++
 		m.mu.Unlock()
@@ -71,6 +73,7 @@ func (m *Manager) OnEvent(method string, params json.RawMessage) {
 		st.gen++
 		st.detached = p.Reason
 		m.mu.Unlock()
+		m.targets.Detached(p.TabID) // its waiters stop; they ask the manager why
 	}
 }
 
@@ -103,8 +106,9 @@ func (m *Manager) LinkLost(slot browsers.Slot) {
 
 // release takes tab from its session: calls waiting on the browser for it
 // end with the error later calls get (a tab the user took back would
-// otherwise go on answering), its buffers go (Released), and the change is
-// saved. It reports whether a session owned it.
+// otherwise go on answering), its target closes (all the daemon kept about
+// it goes), and the change is saved. It reports whether a session owned
+// it.
 func (m *Manager) release(tab int, reason string) bool {
 	sid, kind, ok := m.reg.Release(tab, reason)
 	m.mu.Lock()
@@ -115,7 +119,7 @@ func (m *Manager) release(tab int, reason string) bool {
 			m.cfg.Browsers.Revoke(tab, goneError(tab, reason, kind == Shared))
 		}
 		m.log.Info("tab left session", "tab", tab, "session", sid, "reason", reason, "kind", kind)
-		m.cfg.Released(tab, reason)
+		m.targets.Close(tab)
 		m.saved()
 	}
 	return ok
@@ -149,7 +153,7 @@ func (m *Manager) replaced(old, now int) {
 	}
 	m.log.Info("tab replaced", "tab", old, "by", now, "session", sid)
 	m.cfg.Browsers.Allow(now)
-	m.cfg.Released(old, ReasonReplaced)
+	m.targets.Close(old)
 	m.saved()
 	m.ensureLater(now)
 }
@@ -230,7 +234,7 @@ func (m *Manager) EndSession(ctx context.Context, sid string) {
 		delete(m.urls, h.Tab)
 		m.mu.Unlock()
 		m.cfg.Browsers.Revoke(h.Tab, goneError(h.Tab, ReasonEnded, h.Kind == Shared))
-		m.cfg.Released(h.Tab, ReasonEnded)
+		m.targets.Close(h.Tab)
 	}
 	m.saved()
 	ctx, cancel := context.WithTimeout(ctx, endTimeout)

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/browsers"
-	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/routine"
+	"github.com/gasoline-mcp/gasoline/internal/target"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -43,7 +43,7 @@ type Owner interface {
 	Done() <-chan struct{}
 }
 
-// Config configures a Manager. Link and CDP are required.
+// Config configures a Manager. Link is required.
 type Config struct {
 	Link Caller
 	// Browsers chooses the browser of new tabs; nil: Link is the only
@@ -52,33 +52,24 @@ type Config struct {
 	// Dir is the state directory where ownership is kept (tabs.json); ""
 	// keeps it in memory only.
 	Dir string
-	// Started is told, before capture is enabled in a tab the user shared,
-	// when its capture starts: what the tab logged before must never be
-	// read (Chrome replays it when the debugger attaches).
-	Started func(tab int, since time.Time)
-	// CDP returns the typed session of a tab.
-	CDP func(tab int) *cdp.Session
-	// Enable turns on what capture needs in a tab whose debugger was just
-	// attached (CDP domains, injected scripts). It must be safe to run
-	// again on a tab where it already ran.
-	Enable func(ctx context.Context, s *cdp.Session) error
-	// Released is told when a tab leaves its session (closed, dragged out
-	// of the group, session ended), so its buffers can go.
-	Released func(tab int, reason string)
-	// EnableTimeout bounds one background Enable; default 10 s.
+	// EnableTimeout bounds one background enable; default 10 s.
 	EnableTimeout time.Duration
 	Logger        *slog.Logger
 }
 
-// Manager routes sessions to their tabs over the extension link. Its
-// goroutines (session watchers, background enables and detaches) stop
+// Manager routes sessions to their tabs over the extension link, and owns
+// the tabs' targets (internal/target): a tab a session holds has one, the
+// extension's events reach it (Event), and a tab that leaves its session
+// has its target closed — everything the daemon kept about it ends there.
+// Its goroutines (session watchers, background enables and detaches) stop
 // when the context given to New ends; Wait waits for them.
 type Manager struct {
-	cfg   Config
-	reg   *Registry
-	store *store // tabs.json; nil in memory
-	log   *slog.Logger
-	g     *routine.Group
+	cfg     Config
+	reg     *Registry
+	targets *target.Set
+	store   *store // tabs.json; nil in memory
+	log     *slog.Logger
+	g       *routine.Group
 
 	mu       sync.Mutex // guards the fields below
 	attach   map[int]*attachState
@@ -108,17 +99,8 @@ func New(ctx context.Context, cfg Config) *Manager {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Enable == nil {
-		cfg.Enable = func(context.Context, *cdp.Session) error { return nil }
-	}
-	if cfg.Released == nil {
-		cfg.Released = func(int, string) {}
-	}
 	if cfg.EnableTimeout <= 0 {
 		cfg.EnableTimeout = 10 * time.Second
-	}
-	if cfg.Started == nil {
-		cfg.Started = func(int, time.Time) {}
 	}
 	if cfg.Browsers == nil {
 		cfg.Browsers = single{cfg.Link}
@@ -126,6 +108,7 @@ func New(ctx context.Context, cfg Config) *Manager {
 	m := &Manager{cfg: cfg, reg: NewRegistry(), log: cfg.Logger, g: routine.NewGroup(ctx),
 		attach: map[int]*attachState{}, urls: map[int]string{}, watched: map[string]bool{}, opening: map[string]chan struct{}{},
 		epochs: map[browsers.Slot]uint64{}}
+	m.targets = target.NewSet(ctx, target.Config{Caller: cfg.Link, Owner: m.reg.Owner})
 	m.store = newStore(cfg.Dir, m.reg, func(err error) { m.log.Error("saving tab ownership failed; a daemon restart may lose it", "err", err) })
 	if cfg.Dir != "" {
 		saved, err := loadSaved(filepath.Join(cfg.Dir, StateFile))
@@ -159,6 +142,20 @@ func (m *Manager) Wait() { m.g.Wait() }
 // Registry returns the ownership state.
 func (m *Manager) Registry() *Registry { return m.reg }
 
+// Targets are the tabs' targets. The daemon adds its listeners (capture,
+// refs, the action recorder) before it serves.
+func (m *Manager) Targets() *target.Set { return m.targets }
+
+// Target is a tab's target (made when it has none): its CDP session, its
+// child sessions and the per-tab state of the daemon's parts.
+func (m *Manager) Target(tab int) *target.Target { return m.targets.Get(tab) }
+
+// Event routes one CDP event of a tab (a Gasoline tab id) to its target.
+// It runs on the link's read goroutine and never blocks.
+func (m *Manager) Event(tab int, session, method string, params json.RawMessage) {
+	m.targets.Event(tab, session, method, params)
+}
+
 func (m *Manager) state(tab int) *attachState {
 	st := m.attach[tab]
 	if st == nil {
@@ -188,7 +185,7 @@ func (m *Manager) ensure(ctx context.Context, tab int) error {
 		return nil
 	}
 	start := time.Now()
-	if err := m.cfg.Enable(ctx, m.cfg.CDP(tab)); err != nil {
+	if err := m.targets.Enable(ctx, m.targets.Get(tab)); err != nil {
 		return err
 	}
 	m.mu.Lock()

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/target"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
@@ -111,21 +112,46 @@ type owner struct {
 func (o owner) ID() string            { return o.id }
 func (o owner) Done() <-chan struct{} { return o.done }
 
-func newTestManager(t *testing.T) (*Manager, *fakeExt, *cdp.Router) {
+// probe is a part of the daemon as the targets see it: it enables capture
+// in a tab (Runtime.enable through the tab's session, or enable when set)
+// and records the targets that closed.
+type probe struct {
+	enable func(ctx context.Context, t *target.Target) error
+	mu     sync.Mutex
+	closed []int
+}
+
+func (p *probe) Event(*target.Target, target.Event) {}
+
+func (p *probe) Enable(ctx context.Context, t *target.Target) error {
+	if p.enable != nil {
+		return p.enable(ctx, t)
+	}
+	return t.Session().Call(ctx, "Runtime.enable", nil, nil)
+}
+
+func (p *probe) Closed(t *target.Target) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = append(p.closed, t.ID())
+}
+
+func (p *probe) closedTabs() []int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.closed)
+}
+
+// newTestManager is a manager over a fake extension; the returned function
+// delivers one CDP event of a tab as the link does.
+func newTestManager(t *testing.T) (*Manager, *fakeExt, func(tab int, method, params string)) {
 	t.Helper()
 	ext := &fakeExt{closed: map[int]bool{}, navigated: make(chan int, 8)}
-	router := cdp.NewRouter()
 	ctx, cancel := context.WithCancel(context.Background())
-	m := New(ctx, Config{
-		Link: ext,
-		CDP:  func(tab int) *cdp.Session { return router.Session(ext, tab) },
-		Enable: func(ctx context.Context, s *cdp.Session) error {
-			return s.Call(ctx, "Runtime.enable", nil, nil)
-		},
-		Released: func(tab int, _ string) { router.Forget(tab) },
-	})
+	m := New(ctx, Config{Link: ext})
+	m.Targets().Listen(&probe{})
 	t.Cleanup(func() { cancel(); m.Wait() })
-	return m, ext, router
+	return m, ext, func(tab int, method, params string) { m.Event(tab, "", method, json.RawMessage(params)) }
 }
 
 func TestOpenGroupsAndEnables(t *testing.T) {
@@ -170,7 +196,7 @@ func TestOpenGroupsAndEnables(t *testing.T) {
 }
 
 func TestNavigateEndsWhenTheTabCloses(t *testing.T) {
-	m, ext, router := newTestManager(t)
+	m, ext, event := newTestManager(t)
 	a := owner{"A", make(chan struct{})}
 	tab, _, err := m.Open(t.Context(), a, Req{})
 	if err != nil {
@@ -183,9 +209,8 @@ func TestNavigateEndsWhenTheTabCloses(t *testing.T) {
 	}()
 	<-ext.navigated
 	// Another frame's load does not end the wait; the tab closing does.
-	router.Dispatch(tab.ID, "", "Page.lifecycleEvent", json.RawMessage(`{"frameId":"X","loaderId":"L","name":"load","timestamp":1}`))
-	m.OnEvent("tabs.removed", json.RawMessage(`{"tab_id":`+itoa(tab.ID)+`}`))
-	router.Forget(tab.ID)
+	event(tab.ID, "Page.lifecycleEvent", `{"frameId":"X","loaderId":"L","name":"load","timestamp":1}`)
+	m.OnEvent("tabs.removed", json.RawMessage(`{"tab_id":`+itoa(tab.ID)+`}`)) // its target closes: the wait ends
 	var te *tools.Error
 	if err := <-errc; !errors.As(err, &te) || te.Code != CodeTabClosed {
 		t.Fatalf("navigate = %v, want tab_closed", err)
@@ -196,7 +221,7 @@ func TestNavigateEndsWhenTheTabCloses(t *testing.T) {
 }
 
 func TestNavigateWaitsForItsOwnLoad(t *testing.T) {
-	m, ext, router := newTestManager(t)
+	m, ext, event := newTestManager(t)
 	a := owner{"A", make(chan struct{})}
 	done := make(chan error, 1)
 	go func() {
@@ -204,7 +229,7 @@ func TestNavigateWaitsForItsOwnLoad(t *testing.T) {
 		done <- err
 	}()
 	tab := <-ext.navigated // the session had no tab: Navigate opened one
-	router.Dispatch(tab, "", "Page.lifecycleEvent", json.RawMessage(`{"frameId":"F","loaderId":"L","name":"DOMContentLoaded","timestamp":1}`))
+	event(tab, "Page.lifecycleEvent", `{"frameId":"F","loaderId":"L","name":"DOMContentLoaded","timestamp":1}`)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}

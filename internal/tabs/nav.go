@@ -49,7 +49,7 @@ func (m *Manager) navigate(ctx context.Context, sid string, tab int, url, wait s
 	if !ok {
 		return nil, tools.Errorf(tools.CodeInvalidArgument, "wait_until must be load, domcontentloaded or network_idle")
 	}
-	s := m.cfg.CDP(tab)
+	s := m.targets.Get(tab).Session()
 	start := time.Now()
 	events, cancel := s.Subscribe("Page.lifecycleEvent") // before navigating: nothing is missed
 	defer cancel()

@@ -69,7 +69,7 @@ func (m *Manager) Session(ctx context.Context, sid string, tab int) (*cdp.Sessio
 	if err := m.ensure(ctx, t); err != nil {
 		return nil, m.callError(t, err)
 	}
-	return m.cfg.CDP(t), nil
+	return m.targets.Get(t).Session(), nil
 }
 
 // Info is the tab as the browser reports it (tabs.get): its address and

@@ -4,31 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/target"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
-
-// released records the manager's Released calls.
-type released struct {
-	mu  sync.Mutex
-	got []string
-}
-
-func (r *released) add(tab int, reason string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.got = append(r.got, itoa(tab)+" "+reason)
-}
-
-func (r *released) list() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.got)
-}
 
 // TestReplacedTabStaysTheSessions: when Chrome replaces an owned tab
 // (tabs.replaced), the session owns the new id in the old one's place with
@@ -36,19 +17,11 @@ func (r *released) list() []string {
 // tab, and a call naming the old id is told which tab to use.
 func TestReplacedTabStaysTheSessions(t *testing.T) {
 	ext := &fakeExt{closed: map[int]bool{}, navigated: make(chan int, 8)}
-	router := cdp.NewRouter()
 	enabled := make(chan int, 8)
-	var rel released
+	p := &probe{enable: func(_ context.Context, t *target.Target) error { enabled <- t.ID(); return nil }}
 	ctx, cancel := context.WithCancel(context.Background())
-	m := New(ctx, Config{
-		Link: ext,
-		CDP:  func(tab int) *cdp.Session { return router.Session(ext, tab) },
-		Enable: func(ctx context.Context, s *cdp.Session) error {
-			enabled <- s.TabID()
-			return nil
-		},
-		Released: rel.add,
-	})
+	m := New(ctx, Config{Link: ext})
+	m.Targets().Listen(p)
 	t.Cleanup(func() { cancel(); m.Wait() })
 
 	a := owner{"A", make(chan struct{})}
@@ -78,8 +51,8 @@ func TestReplacedTabStaysTheSessions(t *testing.T) {
 	if got := m.URL(old.ID); got != "" {
 		t.Fatalf("URL(old %d) = %q, want forgotten", old.ID, got)
 	}
-	if got, want := rel.list(), []string{itoa(old.ID) + " " + ReasonReplaced}; !slices.Equal(got, want) {
-		t.Fatalf("released %v, want %v", got, want)
+	if got, want := p.closedTabs(), []int{old.ID}; !slices.Equal(got, want) {
+		t.Fatalf("closed targets %v, want the old tab's %v", got, want)
 	}
 	if _, err := m.Session(t.Context(), "A", now); err != nil {
 		t.Fatalf("Session(A, new tab): %v", err)

@@ -83,7 +83,7 @@ func (m *Manager) adopt(sid string, tab int) bool { return m.give(sid, tab, true
 // now (what the page logged before is not read).
 func (m *Manager) give(sid string, tab int, fresh bool) bool {
 	if fresh {
-		m.cfg.Started(tab, time.Now())
+		m.targets.Get(tab).StartCapture(time.Now())
 	}
 	if !m.reg.Share(sid, tab) {
 		return false
@@ -130,7 +130,7 @@ func (m *Manager) Share(ctx context.Context, sid, client string, tab int) error 
 	if group != NoGroup {
 		params["group_id"] = group
 	}
-	m.cfg.Started(tab, time.Now())
+	m.targets.Get(tab).StartCapture(time.Now())
 	got, err := m.groupCall(ctx, params)
 	if err != nil {
 		return ToolError(err)

@@ -6,10 +6,8 @@ import (
 	"errors"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/browsers"
-	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -36,7 +34,6 @@ type sharing struct {
 	m       *Manager
 	ext     *fakeExt
 	b       *recorder
-	started chan int
 	cancel  context.CancelFunc
 }
 
@@ -46,17 +43,11 @@ func newSharing(t *testing.T, dir string, ext *fakeExt) *sharing {
 	if ext == nil {
 		ext = &fakeExt{closed: map[int]bool{}, navigated: make(chan int, 8), groupOf: map[int]int{}}
 	}
-	router := cdp.NewRouter()
 	b := &recorder{single: single{ext}, revoked: map[int]error{}}
-	started := make(chan int, 16)
 	ctx, cancel := context.WithCancel(context.Background())
-	m := New(ctx, Config{
-		Link: ext, Browsers: b, Dir: dir,
-		CDP:      func(tab int) *cdp.Session { return router.Session(ext, tab) },
-		Released: func(tab int, _ string) { router.Forget(tab) },
-		Started:  func(tab int, _ time.Time) { started <- tab },
-	})
-	s := &sharing{m: m, ext: ext, b: b, started: started, cancel: cancel}
+	m := New(ctx, Config{Link: ext, Browsers: b, Dir: dir})
+	m.Targets().Listen(&probe{})
+	s := &sharing{m: m, ext: ext, b: b, cancel: cancel}
 	t.Cleanup(s.stop)
 	return s
 }
@@ -81,8 +72,8 @@ func TestUserSharesByMovingIntoTheGroupAndTakesItBack(t *testing.T) {
 	}
 	s.userTab(100, mine.GroupID)
 	s.m.OnEvent("tabs.grouped", json.RawMessage(`{"tab_id":100,"group_id":5}`))
-	if got := <-s.started; got != 100 {
-		t.Fatalf("capture started for %d", got)
+	if since := s.m.Target(100).CaptureStart(); since.IsZero() {
+		t.Fatal("capture of the shared tab starts at its beginning, not when it was shared")
 	}
 	if sid, shared, ok := s.m.Holder(100); !ok || sid != "A" || !shared {
 		t.Fatalf("Holder(100) = %q %v %v", sid, shared, ok)
