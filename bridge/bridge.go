@@ -48,14 +48,14 @@ type Config struct {
 
 // Server is a running daemon.
 type Server struct {
-	cfg    Config
-	log    *slog.Logger
-	creds  *creds.Set // one credential per role (docs/SECURITY.md)
-	guard  *httpguard.Guard
-	links  *browsers.Hub // the connected browsers; calls go to the one holding the tab
-	safe   *safety.Core // approvals, policy, audit, redaction
-	mux    *http.ServeMux
-	mcp    *mcpserver.Server
+	cfg   Config
+	log   *slog.Logger
+	creds *creds.Set // one credential per role (docs/SECURITY.md)
+	guard *httpguard.Guard
+	links *browsers.Hub // the connected browsers; calls go to the one holding the tab
+	safe  *safety.Core  // approvals, policy, audit, redaction
+	mux   *http.ServeMux
+	mcp   *mcpserver.Server
 	// mcpHTTP and mcpWS serve /mcp and /ws/mcp (startMCP).
 	mcpHTTP, mcpWS http.Handler
 	// browser is the relay state: tab ownership, capture, observe modes.

@@ -31,10 +31,10 @@ func (r *recorder) cause(tab int) error {
 }
 
 type sharing struct {
-	m       *Manager
-	ext     *fakeExt
-	b       *recorder
-	cancel  context.CancelFunc
+	m      *Manager
+	ext    *fakeExt
+	b      *recorder
+	cancel context.CancelFunc
 }
 
 // newSharing is a manager keeping its state in dir ("" in memory).
