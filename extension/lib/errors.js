@@ -13,6 +13,7 @@ const RETRYABLE = Object.freeze({
   detached: false,
   canceled_by_user: false,
   tab_unloaded: false,
+  group_not_found: false,
   unavailable: false,
   internal: false,
 });
@@ -78,7 +79,9 @@ const UNLOADED = {
 };
 
 /**
- * tabId has no live page to debug.
+ * tabId has no live page to debug. The wire form carries why
+ * (crashed, frame, discarded) beside the words: callers branch on codes
+ * and fields, never on messages.
  * @param {number|undefined} tabId
  * @param {'crashed'|'frame'|'discarded'} why
  */
@@ -88,7 +91,16 @@ export function tabUnloaded(tabId, why) {
     'tab_unloaded',
     `${UNLOADED[why](tab)}; it must be reloaded before other commands`,
     undefined,
-    tabId === undefined ? undefined : { tab_id: tabId },
+    tabId === undefined ? { why } : { tab_id: tabId, why },
+  );
+}
+
+/** tabs.create named a tab group that is gone (its last tab closed). */
+export function groupNotFound(groupId) {
+  return new ProtocolError(
+    'group_not_found',
+    `tab group ${groupId} does not exist (its last tab closed); ` +
+      `create the tab without group_id and call tabs.group`,
   );
 }
 

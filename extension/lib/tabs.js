@@ -2,7 +2,7 @@
 // create (optionally into a group, optionally waiting for the load), close,
 // activate, group and ungroup.
 
-import { ProtocolError, badRequest, mapChromeError } from './errors.js';
+import { ProtocolError, groupNotFound, mapChromeError } from './errors.js';
 import * as need from './params.js';
 import { navigationRefused } from './restricted.js';
 import { NO_GROUP } from './tabwatch.js';
@@ -113,12 +113,7 @@ export class TabMethods {
     const props = { url, active };
     if (groupId !== undefined) {
       const group = await this.existingGroup(groupId);
-      if (!group) {
-        throw badRequest(
-          `tab group ${groupId} does not exist (its last tab closed); ` +
-            `create the tab without group_id and call tabs.group`,
-        );
-      }
+      if (!group) throw groupNotFound(groupId);
       props.windowId = group.windowId;
     }
     let tab = await chromeCall(() => this.tabs.create(props));

@@ -209,10 +209,7 @@ test('tabs.create with group_id joins the group', async () => {
   assert.deepEqual(sent('tabs.ungrouped'), [{ tab_id: tab.id, group_id: 1 }]);
   await assert.rejects(
     relay.handle('tabs.create', { url: 'http://c/', group_id: 77 }),
-    {
-      code: 'bad_request',
-      message: /group 77 does not exist/,
-    },
+    { code: 'group_not_found', message: /group 77 does not exist/ },
   );
 });
 

@@ -6,6 +6,8 @@ import (
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
+
+	"github.com/gasoline-mcp/gasoline/internal/cdp"
 )
 
 // DialogArgs are handle_dialog's arguments.
@@ -23,7 +25,7 @@ func (e *Engine) HandleDialog(ctx context.Context, tab int, args DialogArgs) (*R
 		_, err := cdproto.Call(ctx, a.s, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: args.Accept, PromptText: args.PromptText})
 		a.t.dialog = DialogInfo{}
 		if err != nil {
-			if noDialog(err) {
+			if cdp.NoDialog(err) {
 				return errorf(CodeNoDialog, "tab %d shows no JavaScript dialog", a.tab)
 			}
 			return err

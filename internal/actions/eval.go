@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
@@ -94,7 +95,7 @@ func (a *act) doEval(ctx context.Context, args EvalArgs) error {
 	case errors.Is(err, errDialogOpened):
 		a.res.Message = "the script opened a dialog; its result comes once the dialog is answered (handle_dialog)"
 		return nil
-	case err != nil && time.Since(start) >= budget && internalError(err):
+	case err != nil && time.Since(start) >= budget && cdp.InternalError(err):
 		return &tools.Error{Code: tools.CodeTimeout, Message: fmt.Sprintf("the script ran for %s, past the call's budget, and was stopped; make it shorter, or raise timeout_ms", budget.Round(time.Millisecond))}
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return &tools.Error{Code: tools.CodeTimeout, Retryable: true, Message: "the script's promise did not settle within the call's budget; it may still run in the page; raise timeout_ms to wait longer"}

@@ -68,7 +68,7 @@ func (a *act) locate(ref string) (*locatedWorld, error) {
 func (l *locatedWorld) value(r cdp.StepResult, v any) error {
 	res, err := cdp.ResultOf(runtime.CallFunctionOn, r)
 	switch {
-	case gone(err):
+	case cdp.Gone(err):
 		return l.Replaced()
 	case err != nil:
 		return err

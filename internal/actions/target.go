@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -122,7 +123,7 @@ func (a *act) resolveRef(ctx context.Context, ref string) (*elem, error) {
 	s := a.e.session(a.tab, tg.SessionID)
 	r, err := cdproto.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: tg.BackendNodeID, ExecutionContextID: ec, ObjectGroup: objectGroup})
 	if err != nil {
-		if gone(err) {
+		if cdp.Gone(err) {
 			return nil, errWorldGone
 		}
 		return nil, fmt.Errorf("resolving ref %s (%s): %w", ref, tg.Desc, err)

@@ -146,7 +146,7 @@ func (a *act) typeSteps(ctx context.Context, seq sequencer, el *elem, args TypeA
 func byValueOf(r cdp.StepResult, v any) error {
 	res, err := cdp.ResultOf(runtime.CallFunctionOn, r)
 	switch {
-	case gone(err):
+	case cdp.Gone(err):
 		return errWorldGone
 	case err != nil:
 		return err

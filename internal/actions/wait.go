@@ -10,6 +10,7 @@ import (
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 
+	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -178,7 +179,7 @@ func (a *act) waitURL(ctx context.Context, pattern string) (string, error) {
 			a.res.Value = u
 			return what + " (" + u + ")", nil
 		}
-		if err != nil && !navigating(err) {
+		if err != nil && !cdp.Navigating(err) {
 			return what, err
 		}
 		if !a.w.next(ctx) {

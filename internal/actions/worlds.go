@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/visible"
 )
@@ -92,7 +93,7 @@ func (a *act) world(ctx context.Context, sid string, frame cdproto.FrameID) (run
 	no := false
 	w, err := cdproto.Call(ctx, s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: worldName, GrantUniveralAccess: &no})
 	if err != nil {
-		if gone(err) {
+		if cdp.Gone(err) {
 			a.forgetWorld(sid, frame)
 			return 0, "", errWorldGone
 		}
@@ -196,7 +197,7 @@ func call(ctx context.Context, s cdproto.Session, c jsCall, mode resultMode) (*r
 	}
 	res, err := cdproto.Call(ctx, s, runtime.CallFunctionOn, p)
 	if err != nil {
-		if gone(err) {
+		if cdp.Gone(err) {
 			return nil, errWorldGone
 		}
 		return nil, err

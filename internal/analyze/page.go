@@ -144,7 +144,7 @@ func (p *tabPage) call(ctx context.Context, fn string, arg, out any) error {
 		FunctionDeclaration: fn, ExecutionContextID: p.ec, Arguments: []*runtime.CallArgument{{Value: jsonv2.Value(b)}, {Value: jsonv2.Value(p.mask)}},
 		ReturnByValue: &yes, AwaitPromise: &yes, Silent: &yes})
 	if err != nil {
-		if gone(err) {
+		if cdp.ContextGone(err) {
 			return &tools.Error{Code: "page_changed", Retryable: true,
 				Message: fmt.Sprintf("tab %d navigated while it was analyzed; retry", p.tab)}
 		}
@@ -177,13 +177,6 @@ func (p *tabPage) evalMain(ctx context.Context, expression string, out any) erro
 		return nil
 	}
 	return json.Unmarshal(res.Result.Value, out)
-}
-
-func gone(err error) bool {
-	s := err.Error()
-	return strings.Contains(s, "Cannot find context with specified id") ||
-		strings.Contains(s, "Execution context was destroyed") ||
-		strings.Contains(s, "No frame with given id")
 }
 
 // thrown turns an exception of an analyze script into a tool error.

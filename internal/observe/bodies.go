@@ -189,13 +189,13 @@ func subtree(body, path string) (string, string) {
 }
 
 func bodyError(err error) string {
+	if cdp.NoBody(err) {
+		return "Chrome no longer holds this body (it was evicted from its buffer, or the page navigated away)"
+	}
 	msg := err.Error()
 	var te *tools.Error
 	if errors.As(tabs.ToolError(err), &te) {
 		msg = te.Message
-	}
-	if strings.Contains(msg, "No resource with given identifier") || strings.Contains(msg, "No data found") {
-		return "Chrome no longer holds this body (it was evicted from its buffer, or the page navigated away)"
 	}
 	return "the body could not be read: " + msg
 }

@@ -50,6 +50,18 @@ const (
 	// CodeBusy: the receiver is serving as many requests as it takes at
 	// once; retry after retry_after_ms.
 	CodeBusy = "busy"
+	// CodeTabUnloaded: the tab has no live page (it crashed, or Chrome
+	// discarded it); Why says which.
+	CodeTabUnloaded = "tab_unloaded"
+	// CodeGroupNotFound: tabs.create named a tab group that is gone.
+	CodeGroupNotFound = "group_not_found"
+)
+
+// Why a tab has no live page (Error.Why of tab_unloaded).
+const (
+	UnloadedCrashed   = "crashed"   // the tab's page crashed
+	UnloadedFrame     = "frame"     // a frame or worker of its session crashed
+	UnloadedDiscarded = "discarded" // Chrome unloaded it to save memory
 )
 
 // Error is a structured error: a stable code, a message that says what to
@@ -62,6 +74,9 @@ type Error struct {
 	// TabID is the tab an error is about, where the sender says
 	// (tab_unloaded; tabs.create's timeout).
 	TabID int `json:"tab_id,omitempty"`
+	// Why is the reason of a tab_unloaded (Unloaded…): receivers branch
+	// on codes and fields, never on the message's words.
+	Why string `json:"why,omitempty"`
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }

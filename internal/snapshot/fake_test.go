@@ -143,8 +143,7 @@ func (f *fakeTab) call(sid string, p map[string]any) (any, error) {
 		f.walks = append(f.walks, a)
 		if r, ok := a["rootRef"].(float64); ok {
 			if _, live := f.backend[int(r)]; !live {
-				return map[string]any{"result": map[string]any{"type": "undefined"}, "exceptionDetails": map[string]any{"exceptionId": 1, "text": "Uncaught", "lineNumber": 0, "columnNumber": 0,
-					"exception": map[string]any{"type": "object", "subtype": "error", "description": "Error: " + errRootGone + "\n    at walker"}}}, nil
+				return map[string]any{"result": map[string]any{"type": "object", "value": map[string]any{"gone": true}}}, nil
 			}
 		}
 		next := int(a["next"].(float64))

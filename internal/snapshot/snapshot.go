@@ -37,7 +37,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -220,8 +219,7 @@ func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, er
 	}
 	run := &walkRun{s: s, tab: tab, t: t, gen: gen, nav: nav, next: t.next, mask: mask}
 	nodes, err := run.walk(ctx, w, args, 0)
-	var pe *pageError
-	if root != nil && errors.As(err, &pe) && strings.Contains(pe.msg, errRootGone) {
+	if root != nil && errors.Is(err, errRootGone) {
 		return nil, root.gone("the element was removed from the page after snapshot %d")
 	}
 	if err != nil {

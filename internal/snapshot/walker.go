@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/visible"
 )
@@ -39,9 +40,9 @@ const ElementJS = `((n) => {
 // resolveJS returns the element behind ref n.
 const resolveJS = `function (n) { return ` + ElementJS + `(n) }`
 
-// errRootGone is what the walker throws when Options.Root's element left
-// the page.
-const errRootGone = "root ref is gone"
+// errRootGone: Options.Root's element left the page (the walker answers
+// {gone: true}).
+var errRootGone = errors.New("snapshot: the root ref's element is gone")
 
 // worldName names Gasoline's isolated world in every frame.
 const worldName = "gasoline"
@@ -75,6 +76,7 @@ type walkResult struct {
 	Hidden  int            `json:"hidden"` // text runs and names left out: no person sees them
 	Why     map[string]int `json:"why"`    // Hidden by reason (internal/visible)
 	MS      float64        `json:"ms"`     // time spent in the page
+	Gone    bool           `json:"gone"`   // the root ref's element left the page
 }
 
 // createWorld makes Gasoline's isolated world in frame (the session's main
@@ -111,7 +113,7 @@ func callIn(ctx context.Context, s cdproto.Session, ec runtime.ExecutionContextI
 	}
 	res, err := cdproto.Call(ctx, s, runtime.CallFunctionOn, p)
 	if err != nil {
-		if contextGone(err) {
+		if cdp.ContextGone(err) {
 			return nil, errContextGone
 		}
 		return nil, err
@@ -131,13 +133,6 @@ type pageError struct{ msg string }
 
 func (e *pageError) Error() string { return "snapshot: the page walker failed: " + e.msg }
 
-func contextGone(err error) bool {
-	s := err.Error()
-	return strings.Contains(s, "Cannot find context with specified id") ||
-		strings.Contains(s, "Execution context was destroyed") ||
-		strings.Contains(s, "No frame with given id")
-}
-
 // runWalker runs the walker in a world and decodes its records.
 func runWalker(ctx context.Context, s cdproto.Session, ec runtime.ExecutionContextID, a walkArgs) (walkResult, error) {
 	obj, err := callIn(ctx, s, ec, walkerJS, true, a)
@@ -147,6 +142,9 @@ func runWalker(ctx context.Context, s cdproto.Session, ec runtime.ExecutionConte
 	var r walkResult
 	if err := jsonv2.Unmarshal(obj.Value, &r); err != nil {
 		return walkResult{}, fmt.Errorf("snapshot: decoding walker result: %w", err)
+	}
+	if r.Gone {
+		return walkResult{}, errRootGone
 	}
 	return r, nil
 }
@@ -167,7 +165,7 @@ func backendOf(ctx context.Context, s cdproto.Session, ec runtime.ExecutionConte
 		SerializationOptions: &runtime.SerializationOptions{Serialization: runtime.SerializationOptionsSerializationDeep, MaxDepth: &zero},
 	})
 	if err != nil {
-		if contextGone(err) {
+		if cdp.ContextGone(err) {
 			return 0, errContextGone
 		}
 		return 0, err

@@ -390,7 +390,7 @@ function gasolineSnapshot(opts) {
   let root = document.body || document.documentElement;
   if (opts.rootRef) {
     root = W.byN.get(opts.rootRef)?.deref();
-    if (!root || !root.isConnected) throw new Error('root ref is gone');
+    if (!root || !root.isConnected) return { gone: true };
   } else if (opts.root) {
     root = document.querySelector(opts.root);
     if (!root) throw new Error('no element matches the root selector');

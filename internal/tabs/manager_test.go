@@ -23,6 +23,7 @@ type fakeExt struct {
 	closed    map[int]bool
 	navigated chan int
 	groupOf   map[int]int // the browser's tabs and their groups (tabs.query)
+	gone      bool        // the group 5 is gone: tabs.create into it fails
 }
 
 func (f *fakeExt) Call(ctx context.Context, method string, params any) (json.RawMessage, error) {
@@ -46,6 +47,10 @@ func (f *fakeExt) Call(ctx context.Context, method string, params any) (json.Raw
 	f.calls = append(f.calls, name)
 	switch method {
 	case "tabs.create":
+		if f.gone && p.GroupID != nil && *p.GroupID == 5 {
+			// The words are the extension's; the manager reads the code.
+			return nil, &protocol.Error{Code: protocol.CodeGroupNotFound, Message: "group five went away"}
+		}
 		f.nextTab++
 		f.groupOf[f.nextTab] = NoGroup
 		if p.GroupID != nil {
@@ -192,6 +197,26 @@ func TestOpenGroupsAndEnables(t *testing.T) {
 	// Another session cannot use A's tab, and is told so before anything runs.
 	if e := m.Check("B", t1.ID); e == nil || e.Code != CodeTabNotOwned {
 		t.Fatalf("Check(B, A's tab) = %v", e)
+	}
+}
+
+// A session whose group Chrome removed (its last tab closed) gets a new
+// one: the manager knows the group is gone by the extension's code.
+func TestOpenMakesANewGroupWhenItsGroupIsGone(t *testing.T) {
+	m, ext, _ := newTestManager(t)
+	a := owner{"A", make(chan struct{})}
+	if _, _, err := m.Open(t.Context(), a, Req{}); err != nil {
+		t.Fatal(err)
+	}
+	ext.mu.Lock()
+	ext.gone = true
+	ext.mu.Unlock()
+	tab, _, err := m.Open(t.Context(), a, Req{})
+	if err != nil {
+		t.Fatalf("Open after the group went: %v", err)
+	}
+	if got := ext.count("tabs.group"); got != 2 || tab.GroupID != 5 {
+		t.Fatalf("tabs.group called %d times (group %d); want a new group made", got, tab.GroupID)
 	}
 }
 

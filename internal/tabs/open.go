@@ -239,7 +239,7 @@ func (m *Manager) create(ctx context.Context, slot browsers.Slot, group int) (Ta
 // exists.
 func missingGroup(err error) bool {
 	var pe *protocol.Error
-	return errors.As(err, &pe) && pe.Code == protocol.CodeBadRequest && strings.Contains(pe.Message, "does not exist")
+	return errors.As(err, &pe) && pe.Code == protocol.CodeGroupNotFound
 }
 
 func (m *Manager) group(ctx context.Context, tab int, client string) (int, error) {

@@ -1,31 +1,47 @@
 package tools
 
 import (
-	"strings"
+	"fmt"
 
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
 )
 
 // CodeTabUnloaded is the extension's tab_unloaded, as agents see it: the
 // tab has no live page (it crashed, or Chrome discarded it).
-const CodeTabUnloaded = "tab_unloaded"
+const CodeTabUnloaded = protocol.CodeTabUnloaded
 
 // FromLink turns an error of the extension link into a tool error. The
 // link's messages are written for the daemon; where one would send an
-// agent to a link method, the advice names the tool call instead.
+// agent to a link method, the message and advice are written here from
+// the error's code and fields (never from the link's words), naming the
+// tool call instead.
 func FromLink(pe *protocol.Error) *Error {
 	e := &Error{Code: pe.Code, Message: pe.Message, Retryable: pe.Retryable, RetryAfterMS: pe.RetryAfterMS}
 	switch pe.Code {
 	case protocol.CodeExtensionDisconnected, protocol.CodeNotReady:
 		e.Retryable = true
 	case CodeTabUnloaded:
-		what, _, _ := strings.Cut(pe.Message, ";")
 		args := map[string]any{"what": "refresh"}
+		tab := "the tab"
 		if pe.TabID != 0 {
 			args["tab_id"] = pe.TabID
+			tab = fmt.Sprintf("tab %d", pe.TabID)
 		}
-		e.Message = what + "; reload it with interact refresh, then retry"
+		e.Message = unloaded(pe.Why, tab) + "; reload it with interact refresh, then retry"
 		e.NextAction = &Next{Tool: "interact", Arguments: args}
 	}
 	return e
+}
+
+// unloaded says why tab has no live page.
+func unloaded(why, tab string) string {
+	switch why {
+	case protocol.UnloadedCrashed:
+		return "the page in " + tab + " crashed"
+	case protocol.UnloadedFrame:
+		return "a frame or worker in " + tab + " crashed (its session is gone)"
+	case protocol.UnloadedDiscarded:
+		return tab + " is discarded (Chrome unloaded it to save memory)"
+	}
+	return tab + " has no live page (it crashed, or Chrome discarded it)"
 }

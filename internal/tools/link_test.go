@@ -8,8 +8,8 @@ import (
 )
 
 func TestFromLinkNamesToolsNotLinkMethods(t *testing.T) {
-	e := FromLink(&protocol.Error{Code: CodeTabUnloaded, TabID: 12,
-		Message: "tab 12 is discarded (Chrome unloaded it to save memory); it must be reloaded before other commands"})
+	e := FromLink(&protocol.Error{Code: CodeTabUnloaded, TabID: 12, Why: protocol.UnloadedDiscarded,
+		Message: "words the daemon does not read"})
 	if !strings.HasPrefix(e.Message, "tab 12 is discarded") || !strings.Contains(e.Message, "interact refresh") || strings.Contains(e.Message, "tabs.reload") {
 		t.Errorf("message %q", e.Message)
 	}
