@@ -10,13 +10,10 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/browsers"
 	"github.com/gasoline-mcp/gasoline/internal/extlink"
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
 	"github.com/gasoline-mcp/gasoline/internal/terminal"
 	"github.com/gasoline-mcp/gasoline/internal/wsutil"
 )
-
-// MaxMessage bounds one WebSocket message on the daemon's sockets; the
-// extension may send large CDP results (screenshots) that the host relays.
-const MaxMessage = 64 << 20
 
 // handleHostWS accepts a native host's connection (already past the guard:
 // loopback Host, allowed Origin, bearer token) and serves the extension link
@@ -29,7 +26,7 @@ func (s *Server) handleHostWS(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	c.SetReadLimit(MaxMessage)
+	c.SetReadLimit(protocol.MaxMessage) // large CDP results (screenshots) that the host relays
 	hostVersion := r.Header.Get("X-Gasoline-Version")
 	s.log.Info("native host connected", "host_version", hostVersion, "remote", r.RemoteAddr)
 

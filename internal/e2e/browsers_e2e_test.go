@@ -132,7 +132,7 @@ func silentHost(t *testing.T, r *relay) {
 	hdr.Set("Authorization", "Bearer "+r.Server.Credential(creds.Link))
 	c, _, err := websocket.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d/ws/host", r.Port), &websocket.DialOptions{HTTPHeader: hdr})
 	require.NoError(t, err)
-	c.SetReadLimit(64 << 20)
+	c.SetReadLimit(protocol.MaxMessage)
 	hello, _ := json.Marshal(protocol.Hello{Protocol: protocol.Version, Role: "extension", Version: "0.1.0",
 		Browser: "Silent/1", BrowserID: "51e11700-0000-4000-8000-000000000001", RunID: "51e11700-0000-4000-8000-0000000000aa", Profile: "silent"})
 	msg, _ := json.Marshal(protocol.Message{ID: 1, Method: protocol.MethodHello, Params: hello})

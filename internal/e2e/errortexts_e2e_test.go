@@ -57,7 +57,7 @@ func TestE2EMessageTooLarge(t *testing.T) {
 	c := StartChain(t, hostBin)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	_, err := c.Link.Call(ctx, "ping", map[string]string{"echo": strings.Repeat("x", 64<<20)})
+	_, err := c.Link.Call(ctx, "ping", map[string]string{"echo": strings.Repeat("x", protocol.MaxMessage)})
 	var pe *protocol.Error
 	require.ErrorAs(t, err, &pe)
 	require.Equal(t, protocol.CodeMessageTooLarge, pe.Code, pe.Message)

@@ -20,6 +20,8 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
 )
 
 // The panel when the link breaks: the usual way into the page (CDP over
@@ -58,7 +60,7 @@ func dialDevTools(t testing.TB, ctx context.Context, userDataDir string) *devtoo
 	require.Len(t, lines, 2, "DevToolsActivePort: %q", raw)
 	conn, _, err := websocket.Dial(ctx, "ws://127.0.0.1:"+lines[0]+lines[1], nil)
 	require.NoError(t, err)
-	conn.SetReadLimit(64 << 20) // screenshots
+	conn.SetReadLimit(protocol.MaxMessage) // screenshots
 	d := &devtools{conn: conn, waiting: map[int64]chan devReply{}}
 	rctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -13,6 +13,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
 )
 
 // A direct CDP client on Chromium's --remote-debugging-port, beside the
@@ -81,7 +83,7 @@ func dialCDP(t testing.TB, wsURL string) *directCDP {
 	defer cancel()
 	c, _, err := websocket.Dial(ctx, wsURL, nil)
 	require.NoError(t, err)
-	c.SetReadLimit(64 << 20)
+	c.SetReadLimit(protocol.MaxMessage)
 	t.Cleanup(func() { c.CloseNow() })
 	return &directCDP{c: c}
 }

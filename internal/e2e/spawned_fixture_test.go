@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gasoline-mcp/gasoline/internal/creds"
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/testbrowser"
 )
@@ -174,7 +175,7 @@ func startRawStdio(t testing.TB, env []string) *rawStdio {
 	c := &rawStdio{t: t, cmd: cmd, in: in, close: in.Close, lines: make(chan []byte, 64), exit: make(chan error, 1)}
 	go func() {
 		sc := bufio.NewScanner(out)
-		sc.Buffer(nil, 64<<20)
+		sc.Buffer(nil, protocol.MaxMessage)
 		for sc.Scan() {
 			c.lines <- bytes.Clone(sc.Bytes())
 		}

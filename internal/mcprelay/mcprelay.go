@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
 )
 
 // Main runs `gasoline-host --mcp [--session ID] [--debug]`.
@@ -64,7 +65,7 @@ type Config struct {
 
 // MaxMessage bounds one message each way (a line on stdin, a WebSocket
 // message from the daemon).
-const MaxMessage = 64 << 20
+const MaxMessage = protocol.MaxMessage
 
 // Run relays until stdin ends (then it returns nil once in-flight answers
 // are written, or answered with an error after DrainTimeout) or ctx ends.

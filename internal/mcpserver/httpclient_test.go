@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
 )
 
 // httpMCP speaks streamable HTTP to a daemon's /mcp with its token.
@@ -53,7 +55,7 @@ func messagesOf(contentType string, raw []byte) [][]byte {
 	switch {
 	case strings.HasPrefix(contentType, "text/event-stream"):
 		sc := bufio.NewScanner(bytes.NewReader(raw))
-		sc.Buffer(nil, 64<<20)
+		sc.Buffer(nil, protocol.MaxMessage)
 		for sc.Scan() {
 			if d, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: ")); ok && len(bytes.TrimSpace(d)) > 0 {
 				out = append(out, bytes.Clone(d))

@@ -12,11 +12,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
 	"github.com/gasoline-mcp/gasoline/internal/wsutil"
 )
 
 // MaxMessage bounds one MCP message on /ws/mcp.
-const MaxMessage = 64 << 20
+const MaxMessage = protocol.MaxMessage
 
 // wsTransport is an mcp.Transport over an accepted WebSocket: one JSON-RPC
 // message per WebSocket text message. It is the daemon end of

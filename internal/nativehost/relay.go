@@ -48,7 +48,7 @@ type Config struct {
 }
 
 // maxWS bounds one message from the daemon.
-const maxWS = 64 << 20
+const maxWS = protocol.MaxMessage
 
 // helloReplayID is the id of the host's own replayed hello. The host numbers
 // its own requests below zero so they never collide with the extension's.

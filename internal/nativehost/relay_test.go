@@ -102,7 +102,7 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 		if err != nil {
 			return
 		}
-		c.SetReadLimit(64 << 20)
+		c.SetReadLimit(protocol.MaxMessage)
 		defer c.CloseNow()
 		// A hijacked request's context does not end with the server, so
 		// the handler holds the connection until the test ends.

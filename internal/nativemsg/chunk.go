@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
 )
 
 const (
@@ -20,7 +22,7 @@ const (
 	// MaxMessage is the largest message that [Writer.WriteMessage] will chunk
 	// and an [Assembler] will reassemble by default: 64 MiB, the extension's
 	// limit.
-	MaxMessage = 64 << 20
+	MaxMessage = protocol.MaxMessage
 
 	// chunkEnvelopeReserve bounds the JSON around a piece's base64 data. The
 	// longest envelope possible (20-digit id, seq and total) is 106 bytes.

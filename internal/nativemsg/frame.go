@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"github.com/gasoline-mcp/gasoline/internal/protocol"
 )
 
 const (
 	// MaxInbound is the default limit on the declared length of a frame read
 	// from the extension: 64 MiB.
-	MaxInbound = 64 << 20
+	MaxInbound = protocol.MaxMessage
 
 	// MaxOutbound is the largest frame body ever written to Chrome: 1 MiB.
 	// Chromium closes the pipe on a frame of 1,048,577 bytes (measured).

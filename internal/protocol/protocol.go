@@ -11,6 +11,15 @@ import (
 // Version is the link protocol version exchanged in hello.
 const Version = 1
 
+// MaxMessage is the largest message on any of Gasoline's links, 64 MiB:
+// a native-messaging message (the host chunks and reassembles it), the
+// host↔daemon and /ws/mcp WebSockets, and a line of the stdio MCP relay.
+// CDP results (screenshots) are the large ones. It is the one definition:
+// every reader's limit is this constant, and the extension's
+// MAX_MESSAGE_BYTES (extension/lib/chunks.js) is held to it by
+// TestExtensionAgreesOnMaxMessage.
+const MaxMessage = 64 << 20
+
 // Message is any message on the link. Exactly one of these holds:
 // a request has ID and Method; a reply has ID and Result or Error; an event
 // has Method and no ID. Chunk frames are handled below this layer.
