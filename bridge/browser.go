@@ -8,6 +8,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/export"
+	"github.com/gasoline-mcp/gasoline/internal/feed"
 	"github.com/gasoline-mcp/gasoline/internal/interact"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/noise"
@@ -25,7 +26,7 @@ import (
 type browser struct {
 	store   *capture.Store
 	tabs    *tabs.Manager
-	feed    *observe.Feed
+	feed    *feed.Feed
 	obs     *observe.Observer
 	act     *interact.Interact // snapshot refs, the actions engine, the tab modes
 	actions *recorder.Recorder // the in-page action recorder
@@ -47,7 +48,7 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 	b := &browser{store: store, noise: noise.Open(s.cfg.Dir), log: s.log, export: export.NewRecorder()}
 	b.tabs = tabs.New(ctx, tabs.Config{Link: s.links, Browsers: s.links, Dir: s.cfg.Dir, Logger: s.log})
 	s.links.SetInUse(b.tabs.Registry().InUse) // a browser away keeps its tab ids while sessions hold tabs there
-	b.feed = observe.NewFeed(ctx, observe.FeedConfig{Store: store, Logger: s.log})
+	b.feed = feed.NewFeed(ctx, feed.FeedConfig{Store: store, Logger: s.log})
 	b.act = interact.New(interact.Config{Tabs: b.tabs, Link: s.links, Capture: store, Dir: s.cfg.Dir,
 		Egress: s.safe.Egress(), Secrets: s.safe.MaskSelectors, Logger: s.log,
 		Redact: func(text string) (string, error) { return s.safe.RedactText("", text) }})

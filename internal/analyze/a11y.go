@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
-	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
@@ -139,7 +138,7 @@ func levelOf(c *mcpserver.Call) string {
 }
 
 func (a *Analyzer) accessibility(ctx context.Context, c *mcpserver.Call) (any, error) {
-	ctx, cancel := observe.Budget(ctx, c)
+	ctx, cancel := c.Budget(ctx)
 	defer cancel()
 	p, err := a.open(ctx, c)
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
-	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 	"github.com/gasoline-mcp/gasoline/internal/visible"
@@ -56,7 +55,7 @@ type DOMNode struct {
 const defaultDOMDepth = 6
 
 func (a *Analyzer) dom(ctx context.Context, c *mcpserver.Call) (any, error) {
-	ctx, cancel := observe.Budget(ctx, c)
+	ctx, cancel := c.Budget(ctx)
 	defer cancel()
 	p, err := a.open(ctx, c)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
-	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -48,7 +47,7 @@ func next(tool, what string) *tools.Next {
 }
 
 func (a *Analyzer) pageIssues(ctx context.Context, c *mcpserver.Call) (any, error) {
-	ctx, cancel := observe.Budget(ctx, c)
+	ctx, cancel := c.Budget(ctx)
 	defer cancel()
 	tab, err := a.cfg.Tabs.Tab(c.Session.ID(), c.Args.TabID)
 	if err != nil {

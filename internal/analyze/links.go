@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
-	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/policy"
 	"github.com/gasoline-mcp/gasoline/internal/version"
 )
@@ -94,7 +93,7 @@ func (a *Analyzer) linkClient() *http.Client {
 }
 
 func (a *Analyzer) linkHealth(ctx context.Context, c *mcpserver.Call) (any, error) {
-	ctx, cancel := observe.Budget(ctx, c)
+	ctx, cancel := c.Budget(ctx)
 	defer cancel()
 	p, err := a.open(ctx, c)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/chromedp/cdproto/performance"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
-	"github.com/gasoline-mcp/gasoline/internal/observe"
 )
 
 // analyze performance: the navigation timing of the current document, its
@@ -95,7 +94,7 @@ var keptMetrics = map[string]bool{"Nodes": true, "JSEventListeners": true, "Layo
 	"JSHeapUsedSize": true, "JSHeapTotalSize": true, "Documents": true, "Frames": true}
 
 func (a *Analyzer) performance(ctx context.Context, c *mcpserver.Call) (any, error) {
-	ctx, cancel := observe.Budget(ctx, c)
+	ctx, cancel := c.Budget(ctx)
 	defer cancel()
 	p, err := a.open(ctx, c)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/export"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
-	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 	"github.com/gasoline-mcp/gasoline/internal/version"
 )
@@ -192,7 +191,7 @@ const (
 )
 
 func (a *Analyzer) sarif(ctx context.Context, c *mcpserver.Call) (any, error) {
-	ctx, cancel := observe.Budget(ctx, c)
+	ctx, cancel := c.Budget(ctx)
 	defer cancel()
 	p, err := a.open(ctx, c)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
-	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/visible"
@@ -91,7 +90,7 @@ const summaryFacts = `(opts) => ({
 var summaryFn = script(summaryFacts)
 
 func (a *Analyzer) pageSummary(ctx context.Context, c *mcpserver.Call) (any, error) {
-	ctx, cancel := observe.Budget(ctx, c)
+	ctx, cancel := c.Budget(ctx)
 	defer cancel()
 	p, err := a.open(ctx, c)
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
-	"github.com/gasoline-mcp/gasoline/internal/observe"
 )
 
 //go:embed table.js
@@ -41,7 +40,7 @@ type DataTable struct {
 const maxTables = 10
 
 func (a *Analyzer) dataTable(ctx context.Context, c *mcpserver.Call) (any, error) {
-	ctx, cancel := observe.Budget(ctx, c)
+	ctx, cancel := c.Budget(ctx)
 	defer cancel()
 	p, err := a.open(ctx, c)
 	if err != nil {

@@ -19,7 +19,6 @@ import (
 	"github.com/orisano/pixelmatch"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
-	"github.com/gasoline-mcp/gasoline/internal/observe"
 )
 
 // analyze visual_diff: the viewport (masked like every screenshot) against
@@ -74,7 +73,7 @@ const colourThreshold = 0.1
 var diffRed = color.RGBA{R: 255, A: 255}
 
 func (a *Analyzer) visualDiff(ctx context.Context, c *mcpserver.Call) (any, error) {
-	ctx, cancel := observe.Budget(ctx, c)
+	ctx, cancel := c.Budget(ctx)
 	defer cancel()
 	name := strings.TrimSuffix(c.Args.Baseline, ".png")
 	if !baselineName.MatchString(name) {

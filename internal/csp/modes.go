@@ -16,7 +16,6 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
-	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 )
 
@@ -70,7 +69,7 @@ func generate(ctx context.Context, cfg Config, c *mcpserver.Call) (any, error) {
 		}
 	}
 	in.Sockets = sockets(cfg.Store, tab, doc.Time)
-	ictx, cancel := observe.Budget(ctx, c)
+	ictx, cancel := c.Budget(ctx)
 	defer cancel()
 	ictx, cancel2 := context.WithTimeout(ictx, inlineBudget)
 	defer cancel2()

@@ -6,7 +6,6 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/actions"
 	"github.com/gasoline-mcp/gasoline/internal/gate"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
-	"github.com/gasoline-mcp/gasoline/internal/observe"
 )
 
 // do runs one interact mode of the engine on the call's tab (tab_id, or
@@ -21,7 +20,7 @@ func (x *Interact) do(ctx context.Context, c *mcpserver.Call) (any, error) {
 
 // run runs the call's mode in the engine, on the call's tab.
 func (x *Interact) run(ctx context.Context, c *mcpserver.Call) (*actions.Result, error) {
-	ctx, cancel := observe.Budget(ctx, c)
+	ctx, cancel := c.Budget(ctx)
 	defer cancel()
 	s, err := x.tabs.Session(ctx, c.Session.ID(), c.Args.TabID)
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/actions"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
-	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
@@ -40,7 +39,7 @@ type SnapshotResult struct {
 // snapshot takes the accessibility snapshot of the call's tab, holding the
 // tab's action lock so that it never interleaves with an action.
 func (x *Interact) snapshot(ctx context.Context, c *mcpserver.Call) (any, error) {
-	ctx, cancel := observe.Budget(ctx, c)
+	ctx, cancel := c.Budget(ctx)
 	defer cancel()
 	s, err := x.tabs.Session(ctx, c.Session.ID(), c.Args.TabID)
 	if err != nil {

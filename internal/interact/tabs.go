@@ -7,7 +7,6 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/browsers"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
-	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 )
 
@@ -43,7 +42,7 @@ func (r TabResult) text(verb string) string {
 func clientName(c *mcpserver.Call) string { return c.Session.Info().Client.Name }
 
 func (x *Interact) newTab(ctx context.Context, c *mcpserver.Call) (any, error) {
-	ctx, cancel := observe.Budget(ctx, c)
+	ctx, cancel := c.Budget(ctx)
 	defer cancel()
 	t, nav, err := x.tabs.Open(ctx, c.Session, tabs.Req{Client: clientName(c), Browser: c.Args.Browser, URL: c.Args.URL, Wait: c.Args.WaitUntil})
 	if err != nil {
@@ -54,7 +53,7 @@ func (x *Interact) newTab(ctx context.Context, c *mcpserver.Call) (any, error) {
 }
 
 func (x *Interact) navigate(ctx context.Context, c *mcpserver.Call) (any, error) {
-	ctx, cancel := observe.Budget(ctx, c)
+	ctx, cancel := c.Budget(ctx)
 	defer cancel()
 	unlock, err := x.lockTab(ctx, c) // never in the middle of an action
 	if err != nil {
@@ -71,7 +70,7 @@ func (x *Interact) navigate(ctx context.Context, c *mcpserver.Call) (any, error)
 }
 
 func (x *Interact) switchTab(ctx context.Context, c *mcpserver.Call) (any, error) {
-	ctx, cancel := observe.Budget(ctx, c)
+	ctx, cancel := c.Budget(ctx)
 	defer cancel()
 	id, err := x.tabs.Switch(c.Session.ID(), c.Args.TabID)
 	if err != nil {
@@ -96,7 +95,7 @@ type CloseResult struct {
 }
 
 func (x *Interact) closeTab(ctx context.Context, c *mcpserver.Call) (any, error) {
-	ctx, cancel := observe.Budget(ctx, c)
+	ctx, cancel := c.Budget(ctx)
 	defer cancel()
 	id, err := x.tabs.Close(ctx, c.Session.ID(), c.Args.TabID)
 	if err != nil {

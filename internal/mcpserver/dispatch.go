@@ -245,3 +245,16 @@ func errorResult(e *tools.Error) *mcp.CallToolResult {
 		StructuredContent: json.RawMessage(raw),
 	}
 }
+
+// budgetMargin is kept from timeout_ms so that a call's own work ends,
+// with its own error, before the dispatcher would answer
+// still_processing.
+const budgetMargin = 250 * time.Millisecond
+
+// Budget bounds the call's browser work by its timeout_ms (less a margin,
+// at least a second), so a page that never answers ends the call with a
+// structured timeout.
+func (c *Call) Budget(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := time.Duration(c.TimeoutMS)*time.Millisecond - budgetMargin
+	return context.WithTimeout(ctx, max(d, time.Second))
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
+	"github.com/gasoline-mcp/gasoline/internal/target"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -165,7 +166,7 @@ func (o *Observer) readBody(ctx context.Context, s *cdp.Session, r capture.Reque
 	return b
 }
 
-func childSessions(s *cdp.Session, children []Child) []*cdp.Session {
+func childSessions(s *cdp.Session, children []target.Child) []*cdp.Session {
 	out := make([]*cdp.Session, 0, len(children))
 	for _, c := range children {
 		out = append(out, s.Child(c.SessionID))

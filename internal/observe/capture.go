@@ -14,6 +14,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
+	"github.com/gasoline-mcp/gasoline/internal/target"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -91,7 +92,7 @@ type insideFrame struct {
 // frame, or gone) is left to the document that holds it, which paints it
 // black whole.
 func (o *Observer) insideFrames(ctx context.Context, s *cdp.Session) ([]insideFrame, error) {
-	var kids []Child
+	var kids []target.Child
 	for _, c := range o.children(s.TabID()) {
 		if c.Type == "iframe" && c.TargetID != "" && len(kids) < maxInside {
 			kids = append(kids, c)
@@ -108,7 +109,7 @@ func (o *Observer) insideFrames(ctx context.Context, s *cdp.Session) ([]insideFr
 	if err != nil {
 		return nil, tabs.ToolError(err)
 	}
-	var found []Child
+	var found []target.Child
 	steps = steps[:0]
 	for i, r := range res {
 		if fo, err := cdp.ResultOf(dom.GetFrameOwner, r); err == nil && fo.BackendNodeID != 0 {

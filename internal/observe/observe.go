@@ -19,7 +19,6 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
-	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 
@@ -28,6 +27,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
+	"github.com/gasoline-mcp/gasoline/internal/target"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -121,15 +121,11 @@ func hiddenNote(n int) string {
 	return fmt.Sprintf(" (%d hidden by noise rules; configure noise_rule op list shows them)", n)
 }
 
-// budgetMargin leaves the dispatcher room to deliver a structured timeout
-// before it would answer still_processing.
-const budgetMargin = 250 * time.Millisecond
-
-// Budget bounds a call's browser work by its timeout_ms (less a margin), so
-// a page that never answers ends the call with a structured timeout.
+// Budget bounds a call's browser work by its timeout_ms.
+//
+// Deprecated: use the call's own Budget (mcpserver.Call.Budget).
 func Budget(ctx context.Context, c *mcpserver.Call) (context.Context, context.CancelFunc) {
-	d := time.Duration(c.TimeoutMS)*time.Millisecond - budgetMargin
-	return context.WithTimeout(ctx, max(d, time.Second))
+	return c.Budget(ctx)
 }
 
 // tab resolves the call's tab for buffer reads (no browser round trip).
@@ -144,7 +140,9 @@ func (o *Observer) session(ctx context.Context, c *mcpserver.Call) (*cdp.Session
 
 // children are the tab's live child sessions (workers, out-of-process
 // iframes), newest first, as its target tracks them.
-func (o *Observer) children(tab int) []Child { return o.cfg.Tabs.Target(tab).Children() }
+func (o *Observer) children(tab int) []target.Child { return o.cfg.Tabs.Target(tab).Children() }
+
+func ptr[T any](v T) *T { return &v }
 
 // paging is the limit, after_cursor and summary of a list mode.
 type paging struct {

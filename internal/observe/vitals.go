@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gasoline-mcp/gasoline/internal/feed"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 )
 
@@ -59,7 +60,7 @@ func (o *Observer) vitals(ctx context.Context, c *mcpserver.Call) (any, error) {
 		return nil, err
 	}
 	if v == nil { // a document loaded before capture was enabled
-		if err := installVitals(ctx, s); err != nil {
+		if err := feed.InstallVitals(ctx, s); err != nil {
 			return nil, err
 		}
 		if err := evalJSON(ctx, s, vitalsRead, &v); err != nil || v == nil {

@@ -1,4 +1,4 @@
-package observe
+package feed
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func Enable(ctx context.Context, s *cdp.Session) error {
 			_, err := cdproto.Call(ctx, s, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: vitalsScript})
 			return err
 		}},
-		{"Runtime.evaluate", func() error { return installVitals(ctx, s) }},
+		{"Runtime.evaluate", func() error { return InstallVitals(ctx, s) }},
 	}
 	for _, st := range steps {
 		if err := st.run(); err != nil {
@@ -76,9 +76,9 @@ func enableNetwork(ctx context.Context, s *cdp.Session) error {
 	return err
 }
 
-// installVitals runs the vitals recorder in the current document (it is a
+// InstallVitals runs the vitals recorder in the current document (it is a
 // no-op where it already runs).
-func installVitals(ctx context.Context, s *cdp.Session) error {
+func InstallVitals(ctx context.Context, s *cdp.Session) error {
 	res, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: vitalsScript, Silent: ptr(true)})
 	if err != nil {
 		return err

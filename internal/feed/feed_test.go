@@ -1,4 +1,4 @@
-package observe
+package feed
 
 import (
 	"context"
@@ -48,8 +48,8 @@ func newTestFeed(t *testing.T, owned map[int]bool) (feedTest, *capture.Store) {
 func (f feedTest) Event(tab int, session, method string, params json.RawMessage) {
 	f.set.Event(tab, session, method, params)
 }
-func (f feedTest) Attached(tab int)         { f.set.Attached(tab) }
-func (f feedTest) Children(tab int) []Child { return f.set.Get(tab).Children() }
+func (f feedTest) Attached(tab int)                { f.set.Attached(tab) }
+func (f feedTest) Children(tab int) []target.Child { return f.set.Get(tab).Children() }
 
 func logTexts(s *capture.Store, tab int) []string {
 	var out []string
@@ -129,55 +129,5 @@ func TestFeedStartsWhereTheTabWasShared(t *testing.T) {
 	f.Event(1, "", "Runtime.consoleAPICalled", consoleEvent(2500, "after"))
 	if got := fmt.Sprint(logTexts(store, 1)); got != "[after]" {
 		t.Fatalf("logs = %s, want [after]", got)
-	}
-}
-
-func TestCollectFiltersAcrossPages(t *testing.T) {
-	f, store := newTestFeed(t, map[int]bool{1: true})
-	for i := range 30 {
-		typ := "log"
-		if i%3 == 0 {
-			typ = "error"
-		}
-		f.Event(1, "", "Runtime.consoleAPICalled", json.RawMessage(fmt.Sprintf(`{"type":%q,"args":[{"type":"number","value":%d,"description":"%d"}],"timestamp":%d}`, typ, i, i, 1000+i)))
-	}
-	fetch := func(after uint64, limit int) capture.Page[capture.ConsoleEntry] {
-		return store.Logs(1, capture.LogQuery{After: after, Limit: 4})
-	}
-	keep := func(e capture.ConsoleEntry) bool { return e.Level == "error" }
-	seq := func(e capture.ConsoleEntry) uint64 { return e.Seq }
-	p := collect(fetch, keep, seq, 0, 3)
-	if len(p.Entries) != 3 || !p.Truncated || p.Next < p.Entries[2].Seq {
-		t.Fatalf("first page: %d entries, truncated %v, next %d", len(p.Entries), p.Truncated, p.Next)
-	}
-	rest := collect(fetch, keep, seq, p.Next, 100)
-	if len(rest.Entries) != 7 || rest.Truncated {
-		t.Fatalf("rest: %d entries, truncated %v", len(rest.Entries), rest.Truncated)
-	}
-}
-
-func TestNetFilterStatus(t *testing.T) {
-	for _, tc := range []struct {
-		status   string
-		min, max int
-		failed   bool
-		bad      bool
-	}{
-		{"404", 404, 404, false, false},
-		{"5xx", 500, 599, false, false},
-		{"failed", 0, 0, true, false},
-		{"teapot", 0, 0, false, true},
-		{"99", 0, 0, false, true},
-	} {
-		q, err := statusFilter(tc.status)
-		if (err != nil) != tc.bad {
-			t.Fatalf("status %q: err %v", tc.status, err)
-		}
-		if !tc.bad && (q.StatusMin != tc.min || q.StatusMax != tc.max || q.FailedOnly != tc.failed) {
-			t.Fatalf("status %q: got %+v", tc.status, q)
-		}
-	}
-	if resourceType("xhr") != "XHR" || resourceType("Fetch") != "Fetch" || resourceType("") != "" {
-		t.Fatal("resource type mapping")
 	}
 }

@@ -1,4 +1,11 @@
-package observe
+// Package feed is capture's intake: a part of every target (a
+// target.Listener) that routes the events of the tabs sessions hold into
+// the capture store, turns capture on in a tab whose debugger attached
+// (Enable: the CDP domains, the vitals recorder) and in its child sessions
+// (EnableChild), drops what Chrome replays on a re-attach, and drops a
+// tab's buffers when its target closes. The modes that read the buffers
+// are internal/observe's.
+package feed
 
 import (
 	"context"
@@ -50,10 +57,6 @@ func NewFeed(ctx context.Context, cfg FeedConfig) *Feed {
 	}
 	return &Feed{cfg: cfg, g: routine.NewGroup(ctx)}
 }
-
-// Child is a child session of a tab (a worker, an out-of-process iframe),
-// which its target tracks.
-type Child = target.Child
 
 // Wait waits for the feed's goroutines after its context ended.
 func (f *Feed) Wait() { f.g.Wait() }
