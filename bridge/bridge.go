@@ -130,7 +130,7 @@ func Run(ctx context.Context, cfg Config) error {
 	// The credentials are written before the daemon listens, so a client
 	// that sees it answer finds this daemon's link and approver
 	// credentials on disk.
-	set, err := creds.OpenSet(cfg.Dir)
+	set, err := creds.OpenSet(cfg.Dir, log)
 	if err != nil {
 		return fmt.Errorf("bridge: %w", err)
 	}

@@ -84,11 +84,15 @@ func Path(stateDir string, r Role) string { return filepath.Join(Dir(stateDir), 
 // Approver: no daemon has started in this state directory).
 var ErrMissing = errors.New("creds: no credential file")
 
-// Load reads a role's credential.
+// Load reads a role's credential. A file that is a symlink, not this
+// user's or open to others is refused with ErrUnsafe (secure.go).
 func Load(stateDir string, r Role) (string, error) {
-	raw, err := os.ReadFile(Path(stateDir, r))
+	raw, err := readPrivate(Path(stateDir, r))
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%w for the %s role at %s", ErrMissing, r, Path(stateDir, r))
+	}
+	if errors.Is(err, ErrUnsafe) {
+		return "", fmt.Errorf("%w; it is not used: the daemon replaces it when it starts (or run `gasoline-host token rotate` for the agent credential)", err)
 	}
 	if err != nil {
 		return "", fmt.Errorf("creds: reading the %s credential: %w", r, err)
