@@ -57,6 +57,8 @@ func (r Role) String() string {
 		return "link"
 	case Approver:
 		return "approver"
+	case Remote:
+		return "remote"
 	}
 	return "none"
 }
@@ -70,6 +72,8 @@ func (r Role) Describe() string {
 		return "the link credential (the extension link: the native host Chrome starts)"
 	case Approver:
 		return "the approver credential (the Gasoline panel, or `gasoline-host approve|deny` run by a person at a terminal)"
+	case Remote:
+		return "a remote agent's credential (`gasoline-host remote add NAME` prints it; MCP over /mcp only)"
 	}
 	return "no credential"
 }

@@ -15,6 +15,7 @@ type Set struct {
 	dir      string
 	link     string
 	approver string
+	remotes  Remotes // set before serving (SetRemotes); nil: none
 
 	mu    sync.Mutex
 	agent string

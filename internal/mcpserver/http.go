@@ -26,11 +26,11 @@ const maxBody = mcp.DefaultMaxRequestBodyBytes
 // do when a session is gone, and a call in flight when a previous daemon
 // died gets its answer (restart.go).
 func (s *Server) newHTTPHandler() http.Handler {
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+	sdk := withTokenInfo(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		SessionTimeout: s.sessionTTL(),
 		EventStore:     mcp.NewMemoryEventStore(nil),
 		Logger:         sdkLogger(s.log),
-	})
+	}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var id []byte
 		if r.Method == http.MethodPost && isJSON(r) {
@@ -51,6 +51,8 @@ func (s *Server) newHTTPHandler() http.Handler {
 		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
 			w = &goneRewriter{ResponseWriter: w, id: id, restarted: !strings.HasPrefix(sid, s.incarnation)}
 		}
+		release := s.maybeRevive(sdk, r) // revive.go
+		defer release()
 		sdk.ServeHTTP(w, r)
 	})
 }

@@ -78,6 +78,7 @@ type Server struct {
 	http     http.Handler
 	// incarnation names this daemon run in SSE event ids (restart.go).
 	incarnation string
+	revive      reviver // HTTP sessions taken up again after a restart
 
 	mu       sync.Mutex // guards handlers after New
 	handlers map[string]handler
@@ -162,7 +163,8 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 		Logger:       sdkLogger(s.log),
 		// An HTTP session id names the daemon run that made it, so a
 		// later run can tell "restarted" from "expired" (restart.go).
-		GetSessionID: func() string { return s.incarnation + rand.Text() },
+		// A revived session gets its old id back (revive.go).
+		GetSessionID: func() string { return s.revive.nextID(func() string { return s.incarnation + rand.Text() }) },
 	})
 	s.mcp.AddReceivingMiddleware(s.middleware)
 	for _, t := range tools.All() {
