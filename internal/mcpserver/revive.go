@@ -118,7 +118,9 @@ func (s *Server) replayInit(sdk http.Handler, r *http.Request, sid string, param
 
 type reviveError struct{ code int }
 
-func (e *reviveError) Error() string { return "the SDK answered the replayed handshake with " + http.StatusText(e.code) }
+func (e *reviveError) Error() string {
+	return "the SDK answered the replayed handshake with " + http.StatusText(e.code)
+}
 
 // synthetic is a POST of body in r's context, with r's protocol version.
 func synthetic(r *http.Request, body []byte, sid string) *http.Request {
