@@ -121,7 +121,8 @@ func (p *Panel) Session() *session.Session { return p.session }
 func (p *Panel) Serve(ctx context.Context, method string, params json.RawMessage) (any, *protocol.Error) {
 	switch method {
 	case "approvals.list":
-		return map[string]any{"pending": p.cfg.Approvals.Pending(""), "grants": p.cfg.Approvals.Grants("")}, nil
+		n := p.names()
+		return map[string]any{"pending": n.Requests(p.cfg.Approvals.Pending("")), "grants": n.Grants(p.cfg.Approvals.Grants(""))}, nil
 	case "approvals.decide":
 		return p.decide(params)
 	case "grants.revoke":
@@ -202,6 +203,9 @@ func approvalErr(err error) *protocol.Error {
 	return &protocol.Error{Code: code, Message: err.Error()}
 }
 
+// names names sessions for the panel (views.go): never by their ids.
+func (p *Panel) names() Names { return Names{Sessions: p.cfg.Server.SessionManager()} }
+
 // pushApprovals forwards every approval event to the connected extensions
 // (the panel) until ctx ends.
 func (p *Panel) pushApprovals(ctx context.Context) {
@@ -214,7 +218,7 @@ func (p *Panel) pushApprovals(ctx context.Context) {
 				return
 			}
 			wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			p.cfg.Broadcast(wctx, "approval.event", ev)
+			p.cfg.Broadcast(wctx, "approval.event", p.names().Event(ev))
 			cancel()
 		case <-ctx.Done():
 			return
