@@ -31,6 +31,7 @@ func (s *Server) Endpoints() []Endpoint {
 		{"POST /approvals/{id}/approve", creds.Approver, http.HandlerFunc(s.handleApprove), false},
 		{"POST /approvals/{id}/deny", creds.Approver, http.HandlerFunc(s.handleDeny), false},
 		{"POST /grants/{id}/revoke", creds.Approver, http.HandlerFunc(s.handleRevoke), false},
+		{"POST /remotes/{name}/revoke", creds.Approver, http.HandlerFunc(s.handleRevokeRemote), false},
 		{"POST /shutdown", creds.Approver, http.HandlerFunc(s.handleShutdown), false},
 	}
 }

@@ -126,4 +126,3 @@ func DefaultTarget(path string) (Target, error) {
 		Env:       env,
 	}, nil
 }
-

@@ -40,6 +40,10 @@ type Options struct {
 	// Gate decides a call of a mutating or sensitive mode: the daemon
 	// passes the approval engine's (policy first, then the user).
 	Gate func(ctx context.Context, c *Call) *tools.Error
+	// Scope, when set, is asked first about every call: a remote agent's
+	// session may use only the tools, modes and sites its credential
+	// names (internal/remote). nil lets the call go on to the gate.
+	Scope func(ctx context.Context, c *Call) *tools.Error
 	// Audit, when set, records every tool call (never its arguments or
 	// result): session, "tool.mode", class, duration, whether it failed.
 	Audit func(sessionID, key string, class tools.Class, d time.Duration, failed bool) error

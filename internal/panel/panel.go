@@ -28,7 +28,8 @@ import (
 // SessionID is the agent panel's MCP session.
 const SessionID = "gasoline-panel"
 
-// Config configures a Panel. Every field but Logger is required.
+// Config configures a Panel. Every field but Logger and Remotes is
+// required.
 type Config struct {
 	Dir, Version string
 	// Server runs the model's tool calls (and hosts the panel session).
@@ -46,6 +47,8 @@ type Config struct {
 	Broadcast func(ctx context.Context, method string, params any)
 	// Status is panel.status's answer.
 	Status func() map[string]any
+	// Remotes are the remote agents the panel lists and revokes; nil: none.
+	Remotes Remotes
 	// Export is the session's redacted export with a conversation.
 	Export func(ctx context.Context, sid string, conversation any) (json.RawMessage, error)
 	Logger *slog.Logger
@@ -143,6 +146,10 @@ func (p *Panel) Serve(ctx context.Context, method string, params json.RawMessage
 		return p.panelShare(ctx, params)
 	case "panel.unshare":
 		return p.panelUnshare(ctx, params)
+	case "remotes.list":
+		return p.remotesList()
+	case "remotes.revoke":
+		return p.remotesRevoke(params)
 	}
 	return nil, protocol.Errorf(protocol.CodeUnknownMethod, false, "the daemon has no method %q", method)
 }

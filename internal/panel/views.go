@@ -1,6 +1,8 @@
 package panel
 
 import (
+	"encoding/json"
+
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/session"
 )
@@ -14,9 +16,6 @@ import (
 // Asker is who made an approval request or holds a grant, as the panel
 // shows it.
 type Asker struct {
-	// SessionID shadows the embedded request's field: always empty, so
-	// the id is never in what the panel receives.
-	SessionID string `json:"session_id,omitempty"`
 	// Session is the session's handle (s_…), which resumes nothing.
 	Session string `json:"session"`
 	// ClientName is the client that asked ("claude-code"), or the remote
@@ -26,11 +25,15 @@ type Asker struct {
 	Remote string `json:"remote,omitempty"`
 }
 
-// RequestView is an approval request as the panel shows it.
+// RequestView is an approval request as the panel shows it: the
+// request's fields but session_id, and the Asker's.
 type RequestView struct {
 	approval.Request
 	Asker
 }
+
+// MarshalJSON drops session_id.
+func (v RequestView) MarshalJSON() ([]byte, error) { return withAsker(v.Request, v.Asker) }
 
 // GrantView is a site grant as the panel shows it.
 type GrantView struct {
@@ -38,10 +41,55 @@ type GrantView struct {
 	Asker
 }
 
-// EventView is an approval event as the panel receives it.
+// MarshalJSON drops session_id.
+func (v GrantView) MarshalJSON() ([]byte, error) { return withAsker(v.SiteGrant, v.Asker) }
+
+// EventView is an approval event as the panel receives it: its request is
+// a RequestView.
 type EventView struct {
 	approval.Event
-	Request RequestView `json:"request"`
+	View RequestView
+}
+
+// MarshalJSON puts the view in place of the event's request.
+func (v EventView) MarshalJSON() ([]byte, error) {
+	raw, err := json.Marshal(v.Event)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	if m["request"], err = json.Marshal(v.View); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
+}
+
+// withAsker is v's JSON object without session_id, with a's fields.
+func withAsker(v any, a Asker) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	delete(m, "session_id")
+	extra, err := json.Marshal(a)
+	if err != nil {
+		return nil, err
+	}
+	var e map[string]json.RawMessage
+	if err := json.Unmarshal(extra, &e); err != nil {
+		return nil, err
+	}
+	for k, x := range e {
+		m[k] = x
+	}
+	return json.Marshal(m)
 }
 
 // Names turns session ids into what the panel shows.
@@ -88,5 +136,5 @@ func (n Names) Grants(gs []approval.SiteGrant) []GrantView {
 
 // Event is the panel's view of an approval event.
 func (n Names) Event(ev approval.Event) EventView {
-	return EventView{Event: ev, Request: RequestView{Request: ev.Request, Asker: n.asker(ev.Request.SessionID)}}
+	return EventView{Event: ev, View: RequestView{Request: ev.Request, Asker: n.asker(ev.Request.SessionID)}}
 }
