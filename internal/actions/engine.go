@@ -43,6 +43,10 @@ type Config struct {
 	// Protected are folders upload refuses besides the credential list
 	// (Gasoline's state directory).
 	Protected []string
+	// Uploads is the private folder where files uploaded by content are
+	// written for the browser to read (upload_content.go); "" refuses
+	// uploads by content.
+	Uploads string
 	// MaxResult caps execute_js results and reads (default 64 KiB).
 	MaxResult int
 	// Secrets adds the redaction policy's mask selectors to the built-in

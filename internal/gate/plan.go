@@ -137,6 +137,9 @@ func Phrase(what string, a *actions.Args, desc, toDesc string) string {
 	case "execute_js":
 		return "run JavaScript in the page: " + quoted(a.Script)
 	case "upload":
+		if len(a.FileContents) > 0 {
+			return fmt.Sprintf("upload %s (sent by the agent) into %s", actions.DescribeContents(a.FileContents), desc)
+		}
 		return fmt.Sprintf("upload %s into %s", strings.Join(a.Files, ", "), desc)
 	}
 	return strings.TrimSpace(what + on)

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"path/filepath"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
@@ -76,7 +77,7 @@ func New(cfg Config) *Interact {
 	}
 	x.snaps = snapshot.New(snapshot.Config{Session: session, Child: x.children.Lookup, Secrets: cfg.Secrets})
 	x.eng = actions.New(actions.Config{Session: session, Snapshots: x.snaps, Child: x.children.Lookup,
-		Capture: cfg.Capture, Protected: []string{cfg.Dir}, Secrets: cfg.Secrets, Logger: cfg.Logger})
+		Capture: cfg.Capture, Protected: []string{cfg.Dir}, Uploads: uploadsDir(cfg.Dir), Secrets: cfg.Secrets, Logger: cfg.Logger})
 	return x
 }
 
@@ -167,4 +168,13 @@ func (x *Interact) lockTab(ctx context.Context, c *mcpserver.Call) (func(), erro
 		return func() {}, nil
 	}
 	return x.eng.Lock(ctx, tab)
+}
+
+// uploadsDir is where files uploaded by content wait for the browser
+// ("" without a state directory: uploads by content are refused).
+func uploadsDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "uploads")
 }

@@ -71,6 +71,7 @@ var catalogue = map[string]Param{
 	"fields":       {Type: Array, Items: Object, Desc: "[{ref|selector, value}] filled in order", Example: []any{map[string]any{"ref": "e3", "value": "Ada"}}},
 	"submit":       {Type: Boolean, Desc: "submit the form after filling", Example: true},
 	"files":        {Type: Array, Items: String, Desc: "absolute paths of files to set on the input", Example: []any{"/tmp/report.pdf"}},
+	"file_contents": {Type: Array, Items: Object, Desc: "[{name, type, base64}] files by content, for an agent whose files are on another machine; at most 25 MiB decoded in all", Example: []any{map[string]any{"name": "report.txt", "type": "text/plain", "base64": "aGVsbG8K"}}},
 	"script":       {Type: String, Desc: "JavaScript evaluated in the page's main world", Example: "document.title"},
 	"accept":       {Type: Boolean, Desc: "accept (true) or dismiss (false) the dialog", Example: true},
 	"prompt_text":  {Type: String, Desc: "text for a prompt() dialog", Example: "yes"},
