@@ -55,8 +55,8 @@ func checkContents(files []FileContent) ([]decoded, error) {
 	var out []decoded
 	total := 0
 	for i, f := range files {
-		name := strings.TrimSpace(f.Name)
-		if name == "" || name != filepath.Base(name) || name == "." || name == ".." || strings.ContainsFunc(name, unicode.IsControl) || len(name) > 255 {
+		name := f.Name
+		if name == "" || strings.TrimSpace(name) != name || name != filepath.Base(name) || name == "." || name == ".." || strings.ContainsFunc(name, unicode.IsControl) || len(name) > 255 {
 			return nil, invalid("file_contents[%d].name %q: a plain file name (no folders)", i, f.Name)
 		}
 		total += base64.StdEncoding.DecodedLen(len(f.Base64))
