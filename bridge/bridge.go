@@ -87,6 +87,9 @@ func (s *Server) Extensions() *browsers.Hub { return s.links }
 // Terminals returns the panel's terminals (tests; never an MCP tool).
 func (s *Server) Terminals() *terminal.Manager { return s.terms }
 
+// MCPServer returns the MCP server (tests read its sessions).
+func (s *Server) MCPServer() *mcpserver.Server { return s.mcp }
+
 // Port returns the port the daemon listens on.
 func (s *Server) Port() int { return s.port }
 

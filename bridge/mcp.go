@@ -27,6 +27,7 @@ func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 			Ended: s.safe.Approvals.Forget}, // an ended session's pending approvals are withdrawn
 		Logger: s.log,
 		Gate:   g.Check,
+		Scope:  s.remoteScope, // a remote agent's calls stay in its scope
 		Audit:  s.safe.AuditCall,
 		Redact: s.safe.Server(),
 		// The user's extra screenshot masks, from the redaction policy.
