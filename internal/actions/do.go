@@ -34,11 +34,11 @@ type Args struct {
 	Files      []string `json:"files,omitempty"`
 	// FileContents are upload's files by content (upload_content.go).
 	FileContents []FileContent `json:"file_contents,omitempty"`
-	Script     string   `json:"script,omitempty"`
-	Accept     *bool    `json:"accept,omitempty"`
-	PromptText string   `json:"prompt_text,omitempty"`
-	State      string   `json:"state,omitempty"`
-	URL        string   `json:"url,omitempty"`
+	Script       string        `json:"script,omitempty"`
+	Accept       *bool         `json:"accept,omitempty"`
+	PromptText   string        `json:"prompt_text,omitempty"`
+	State        string        `json:"state,omitempty"`
+	URL          string        `json:"url,omitempty"`
 	// NetworkIdle (or state "network_idle") makes wait_for wait for no
 	// request in flight.
 	NetworkIdle bool    `json:"network_idle,omitempty"`
