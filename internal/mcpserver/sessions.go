@@ -102,11 +102,17 @@ func httpBinding(extra *mcp.RequestExtra) (session.Binding, bool) {
 }
 
 // sessionFor returns the record of the SDK session, creating one for a
-// session that skipped registration (in-memory transports in tests).
+// session that skipped registration (in-memory transports in tests). A
+// session with an id that has no record — its initialize was refused, or
+// it ended — gets a closed stand-in: nothing runs unbound to a credential
+// (a remote agent's calls unscoped above all).
 func (s *Server) sessionFor(ss *mcp.ServerSession) *session.Session {
 	id := sessionKey(ss)
 	if sess := s.sessions.Get(id); sess != nil {
 		return sess
+	}
+	if ss.ID() != "" {
+		return session.Detached(id)
 	}
 	sess, _, _, err := s.sessions.Attach(id, session.HTTP)
 	if err != nil {
