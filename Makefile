@@ -20,16 +20,17 @@ vet:
 
 # test: everything. Unit tests first (fast feedback), then the JS unit
 # tests, then end to end in real Chromium, then the MCP conformance suite.
-test: chromium lint
+test: chromium sshd lint
 	$(GO) test -race -count=1 ./...
 	node --test extension/tests/
 	$(MAKE) --no-print-directory conformance
+	$(MAKE) --no-print-directory clients
 
 unit:
 	$(GO) test -race -count=1 -short ./...
 
 # e2e: only the real-Chromium tests.
-e2e: chromium
+e2e: chromium sshd
 	$(GO) test -count=1 -run 'E2E' -v ./internal/e2e/...
 
 lint: vet bench-lint
@@ -40,7 +41,7 @@ lint: vet bench-lint
 # (200 calls after warm-up, p50/p95 reported beside ns/op; 20 for analyze,
 # whose axe-core audit of the large page takes seconds).
 BENCH_PKGS ?= ./internal/nativemsg/ ./internal/capture/ ./internal/mcpserver/... ./internal/redact/... ./internal/approval/...
-bench: chromium bench-e2e
+bench: chromium sshd bench-e2e
 	@mkdir -p out
 	$(GO) test -run '^$$' -bench . -skip 'Flood|E2EAnalyze|E2ESoak' -benchtime 200x ./internal/e2e/ | tee out/bench-e2e.txt
 	$(GO) test -run '^$$' -bench Flood -benchtime 1x ./internal/e2e/ | tee -a out/bench-e2e.txt

@@ -23,7 +23,10 @@ import (
 )
 
 // daemon runs the real daemon in-process on a free port.
-func daemon(t *testing.T) *Server {
+func daemon(t *testing.T) *Server { return daemonIn(t, t.TempDir()) }
+
+// daemonIn runs a daemon on state directory dir until the test ends.
+func daemonIn(t *testing.T, dir string) *Server {
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	require.NoError(t, err)
 	port := ln.Addr().(*net.TCPAddr).Port
@@ -31,7 +34,6 @@ func daemon(t *testing.T) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *Server, 1)
 	done := make(chan error, 1)
-	dir := t.TempDir()
 	go func() { done <- Run(ctx, Config{Dir: dir, Port: port, Ready: func(s *Server) { ready <- s }}) }()
 	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
 	select {

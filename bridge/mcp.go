@@ -22,13 +22,15 @@ func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 		return nil, err
 	}
 	m, err := mcpserver.New(ctx, &mcpserver.Options{
-		Version:  s.cfg.Version,
-		Dir:      s.cfg.Dir,
-		Sessions: session.Options{File: filepath.Join(s.cfg.Dir, session.FileName), TTL: s.cfg.SessionTTL}, // sessions resume after a restart
-		Logger:   s.log,
-		Gate:     g.Check,
-		Audit:    s.safe.AuditCall,
-		Redact:   s.safe.Server(),
+		Version: s.cfg.Version,
+		Dir:     s.cfg.Dir,
+		Sessions: session.Options{File: filepath.Join(s.cfg.Dir, session.FileName), TTL: s.cfg.SessionTTL, // sessions resume after a restart
+			Ended: s.safe.Approvals.Forget}, // an ended session's pending approvals are withdrawn
+		Logger: s.log,
+		Gate:   g.Check,
+		Scope:  s.remoteScope, // a remote agent's calls stay in its scope
+		Audit:  s.safe.AuditCall,
+		Redact: s.safe.Server(),
 		// The user's extra screenshot masks, from the redaction policy.
 		MaskSelectors: s.safe.MaskSelectors,
 		Daemon: func() mcpserver.Daemon {

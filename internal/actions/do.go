@@ -34,11 +34,13 @@ type Args struct {
 	ToX        *float64 `json:"to_x,omitempty"`
 	ToY        *float64 `json:"to_y,omitempty"`
 	Files      []string `json:"files,omitempty"`
-	Script     string   `json:"script,omitempty"`
-	Accept     *bool    `json:"accept,omitempty"`
-	PromptText string   `json:"prompt_text,omitempty"`
-	State      string   `json:"state,omitempty"`
-	URL        string   `json:"url,omitempty"`
+	// FileContents are upload's files by content (upload_content.go).
+	FileContents []FileContent `json:"file_contents,omitempty"`
+	Script       string        `json:"script,omitempty"`
+	Accept       *bool         `json:"accept,omitempty"`
+	PromptText   string        `json:"prompt_text,omitempty"`
+	State        string        `json:"state,omitempty"`
+	URL          string        `json:"url,omitempty"`
 	// NetworkIdle (or state "network_idle") makes wait_for wait for no
 	// request in flight.
 	NetworkIdle bool    `json:"network_idle,omitempty"`
@@ -138,6 +140,9 @@ func (e *Engine) dispatch(ctx context.Context, tab int, what string, a Args) (*R
 	case "fill_form":
 		return e.FillForm(ctx, tab, FillArgs{Fields: a.Fields, Submit: a.Submit})
 	case "upload":
+		if len(a.FileContents) > 0 || len(a.Files) == 0 {
+			return e.UploadContents(ctx, tab, t, a.Files, a.FileContents) // upload_content.go
+		}
 		return e.Upload(ctx, tab, UploadArgs{Target: t, Files: a.Files})
 	case "drag":
 		to := Target{Ref: a.ToRef, Selector: a.ToSelector, X: a.ToX, Y: a.ToY, Frame: a.Frame}

@@ -142,6 +142,9 @@ func Phrase(what string, a *actions.Args, desc, toDesc string) string {
 	case "execute_js":
 		return "run the script below in the page"
 	case "upload":
+		if len(a.FileContents) > 0 {
+			return fmt.Sprintf("upload %s (sent by the agent) into %s", actions.DescribeContents(a.FileContents), desc)
+		}
 		return fmt.Sprintf("upload %s into %s", strings.Join(a.Files, ", "), desc)
 	}
 	return strings.TrimSpace(what + on)

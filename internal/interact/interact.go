@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"path/filepath"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
@@ -84,7 +85,7 @@ func New(cfg Config) *Interact {
 		protected = append(protected, d)
 	}
 	x.eng = actions.New(actions.Config{Session: session, Snapshots: x.snaps, Child: x.children.Lookup,
-		Capture: cfg.Capture, Protected: protected, Secrets: cfg.Secrets, Redact: cfg.Redact, Logger: cfg.Logger})
+		Capture: cfg.Capture, Protected: protected, Uploads: uploadsDir(cfg.Dir), Secrets: cfg.Secrets, Redact: cfg.Redact, Logger: cfg.Logger})
 	return x
 }
 
@@ -175,4 +176,13 @@ func (x *Interact) lockTab(ctx context.Context, c *mcpserver.Call) (func(), erro
 		return func() {}, nil
 	}
 	return x.eng.Lock(ctx, tab)
+}
+
+// uploadsDir is where files uploaded by content wait for the browser
+// ("" without a state directory: uploads by content are refused).
+func uploadsDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "uploads")
 }

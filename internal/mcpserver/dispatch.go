@@ -59,6 +59,11 @@ func (s *Server) route(ctx context.Context, sess *session.Session, tool string, 
 	if !ok {
 		return errorResult(tools.NotAvailable(tc.Mode, s.served())), key, class, false
 	}
+	if s.opts.Scope != nil {
+		if e := s.opts.Scope(ctx, c); e != nil {
+			return errorResult(e), key, class, false
+		}
+	}
 	if class.Gated() {
 		if e := s.opts.Gate(ctx, c); e != nil {
 			return errorResult(e), key, class, false

@@ -55,6 +55,11 @@ type Options struct {
 	// File, when set, keeps the stdio and HTTP sessions across daemon
 	// restarts (persist.go): sessions.json in the state directory.
 	File string
+	// Ended, when set, is told the id of every session that ends — closed
+	// by its client, by Close, or expired — but not of those a stopping
+	// manager lets go (they resume with the next daemon). The daemon
+	// withdraws the session's pending approvals there.
+	Ended func(id string)
 	// MaxResultBytes bounds the results kept across all sessions, applied
 	// when a result is added (retention.go). Default 64 MiB.
 	MaxResultBytes int64
@@ -173,6 +178,7 @@ func (m *Manager) sweep() {
 	for _, s := range expired {
 		m.opts.Logger.Info("session expired", "session", s.id, "transport", s.transport)
 		s.close()
+		m.ended(s.id)
 	}
 	if len(expired) > 0 {
 		m.persist()
@@ -183,11 +189,18 @@ func (m *Manager) sweep() {
 // NewID returns a fresh, unguessable session id.
 func NewID() string { return rand.Text() }
 
-// Attach binds a transport to the session id: a new session, or an existing
-// one (ready or degraded) resumed. The generation identifies this
-// attachment for Detach, so a late Detach of a replaced transport does
-// nothing.
+// Attach is Claim for the daemon's own sessions (the panel) and tests: no
+// credential, no resume key.
 func (m *Manager) Attach(id string, t Transport) (s *Session, gen uint64, resumed bool, err error) {
+	return m.Claim(id, t, Binding{})
+}
+
+// Claim binds a transport to the session id: a new session bound to b
+// (binding.go), or an existing one (ready or degraded) resumed when b may
+// attach to it — else ErrNotYours, and nothing changes. The generation
+// identifies this attachment for Detach, so a late Detach of a replaced
+// transport does nothing.
+func (m *Manager) Claim(id string, t Transport, b Binding) (s *Session, gen uint64, resumed bool, err error) {
 	m.mu.Lock()
 	if m.stopped {
 		m.mu.Unlock()
@@ -195,8 +208,17 @@ func (m *Manager) Attach(id string, t Transport) (s *Session, gen uint64, resume
 	}
 	now := m.now()
 	s, resumed = m.sessions[id]
-	if !resumed {
+	if resumed {
+		s.mu.Lock()
+		ok := s.allows(t, b)
+		s.mu.Unlock()
+		if !ok {
+			m.mu.Unlock()
+			return nil, 0, false, ErrNotYours
+		}
+	} else {
 		s = m.newSession(id, t, now)
+		s.principal, s.remote, s.keyHash = b.Principal, b.Remote, keyHash(b.Key)
 	}
 	m.mu.Unlock()
 	gen = s.attach(now)
@@ -231,6 +253,13 @@ func (m *Manager) Close(id string) {
 	if s != nil {
 		s.close()
 		m.persist()
+		m.ended(id)
+	}
+}
+
+func (m *Manager) ended(id string) {
+	if m.opts.Ended != nil && m.ctx.Err() == nil {
+		m.opts.Ended(id)
 	}
 }
 

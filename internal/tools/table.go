@@ -78,7 +78,7 @@ var table = []toolSpec{
 			{"select", mut, 1, "ref|selector value!", "choose an option of a select"},
 			{"switch_tab", ro, 1, "tab_id!", "make a tab the session owns its current tab"},
 			{"type", mut, 1, "ref|selector text! clear", "type text into a field"},
-			{"upload", sen, 1, "ref|selector files!", "set files on a file input; refuses credential and key paths"},
+			{"upload", sen, 1, "ref|selector files|file_contents", "set files on a file input: by path (refuses credential and key paths), or by content (file_contents; an agent on another machine)"},
 			{"wait_for", ro, 1, "selector|text|url|network_idle state idle_ms", "wait until a selector is visible/hidden, text is present, the url matches or the network is idle (bounded by timeout_ms)"},
 			{"wait_for_stable", ro, 1, "idle_ms", "wait until the DOM and network stay quiet for idle_ms"},
 		},
