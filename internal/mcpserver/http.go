@@ -26,9 +26,10 @@ const maxBody = mcp.DefaultMaxRequestBodyBytes
 // do when a session is gone, and a call in flight when a previous daemon
 // died gets its answer (restart.go).
 func (s *Server) newHTTPHandler() http.Handler {
+	s.events = newEventStore(maxEventStreams, maxEventBytes)
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		SessionTimeout: s.sessionTTL(),
-		EventStore:     mcp.NewMemoryEventStore(nil),
+		EventStore:     s.events, // events.go
 		Logger:         sdkLogger(s.log),
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -78,6 +78,8 @@ type Server struct {
 	http     http.Handler
 	// incarnation names this daemon run in SSE event ids (restart.go).
 	incarnation string
+	// events are the SSE events HTTP clients may ask again (events.go).
+	events *eventStore
 
 	mu       sync.Mutex // guards handlers after New
 	handlers map[string]handler

@@ -52,6 +52,9 @@ type Options struct {
 	// MaxHistory bounds the finished commands (and their results) kept per
 	// session, applied when a result is added. Default 200.
 	MaxHistory int
+	// MaxSessions bounds the sessions kept (ready or degraded). Default
+	// 256.
+	MaxSessions int
 	// File, when set, keeps the stdio and HTTP sessions across daemon
 	// restarts (persist.go): sessions.json in the state directory.
 	File string
@@ -69,6 +72,9 @@ type Options struct {
 // DefaultTTL is Options.TTL's default.
 const DefaultTTL = 30 * time.Minute
 
+// DefaultMaxSessions is Options.MaxSessions' default.
+const DefaultMaxSessions = 256
+
 // DefaultMaxResultBytes is Options.MaxResultBytes' default.
 const DefaultMaxResultBytes = 64 << 20
 
@@ -84,6 +90,9 @@ func (o *Options) fill() {
 	}
 	if o.MaxHistory <= 0 {
 		o.MaxHistory = 200
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
 	}
 	if o.MaxResultBytes <= 0 {
 		o.MaxResultBytes = DefaultMaxResultBytes
