@@ -14,6 +14,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -120,6 +121,9 @@ type Manager struct {
 	fileMu   sync.Mutex // one write of Options.File at a time
 
 	ret retention // the results kept (retention.go)
+
+	endMu sync.Mutex
+	onEnd []func(id string) // OnEnd
 }
 
 // New returns a Manager whose sweeper and commands run until ctx ends.
@@ -182,6 +186,7 @@ func (m *Manager) sweep() {
 	for _, s := range expired {
 		m.opts.Logger.Info("session expired", "session", s.id, "transport", s.transport)
 		s.close()
+		m.ended(s.id)
 	}
 	if len(expired) > 0 {
 		m.persist()
@@ -204,15 +209,47 @@ func (m *Manager) Attach(id string, t Transport) (s *Session, gen uint64, resume
 	}
 	now := m.now()
 	s, resumed = m.sessions[id]
+	var evicted *Session
 	if !resumed {
+		if len(m.sessions) >= m.opts.MaxSessions {
+			evicted = m.evictSessionLocked()
+		}
 		s = m.newSession(id, t, now)
 	}
 	m.mu.Unlock()
+	if evicted != nil {
+		m.opts.Logger.Warn("session evicted: too many sessions", "session", evicted.id, "transport", evicted.transport, "max", m.opts.MaxSessions)
+		evicted.close()
+		m.ended(evicted.id)
+	}
 	gen = s.attach(now)
 	if !resumed {
-		m.persist() // a new session is kept
+		m.persist() // a new session is kept (and an evicted one no longer)
 	}
 	return s, gen, resumed, nil
+}
+
+// evictSessionLocked removes, to make room, the session seen least recently
+// among the degraded ones (their client went away), or among all when
+// none is. Called with m.mu held; the caller closes it.
+func (m *Manager) evictSessionLocked() *Session {
+	var victim *Session
+	var victimSeen time.Time
+	victimDegraded := false
+	for _, s := range m.sessions {
+		s.mu.Lock()
+		seen, degraded := s.lastSeen, s.state == Degraded
+		s.mu.Unlock()
+		better := victim == nil || (degraded && !victimDegraded) ||
+			(degraded == victimDegraded && seen.Before(victimSeen))
+		if better {
+			victim, victimSeen, victimDegraded = s, seen, degraded
+		}
+	}
+	if victim != nil {
+		delete(m.sessions, victim.id)
+	}
+	return victim
 }
 
 // newSession adds a session; called with m.mu held.
@@ -240,6 +277,27 @@ func (m *Manager) Close(id string) {
 	if s != nil {
 		s.close()
 		m.persist()
+		m.ended(id)
+	}
+}
+
+// OnEnd registers f to run, once per session, when a session ends: closed
+// by its client or expired after its TTL. What a daemon keeps per session
+// (its export, its approvals, its recorder state …) is released there.
+// A manager that stops ends no session: they are kept (File) for the next
+// daemon.
+func (m *Manager) OnEnd(f func(id string)) {
+	m.endMu.Lock()
+	defer m.endMu.Unlock()
+	m.onEnd = append(m.onEnd, f)
+}
+
+func (m *Manager) ended(id string) {
+	m.endMu.Lock()
+	fs := slices.Clone(m.onEnd)
+	m.endMu.Unlock()
+	for _, f := range fs {
+		f(id)
 	}
 }
 
