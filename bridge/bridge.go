@@ -23,6 +23,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/extid"
 	"github.com/gasoline-mcp/gasoline/internal/httpguard"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/memory"
 	"github.com/gasoline-mcp/gasoline/internal/safety"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
@@ -65,6 +66,10 @@ type Server struct {
 	agentSide agentSide
 	// terms are the panel's terminals, reached only over extension links.
 	terms *terminal.Manager
+
+	// rest hands memory back to the system when the daemon is idle
+	// (release.go).
+	rest *memory.Rest
 
 	stop     context.CancelFunc // ends Run; used by /shutdown
 	stopOnce sync.Once
@@ -175,6 +180,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return nil
 	})
 	s.registerCaptureModes(m)
+	m.SessionManager().OnEnd(s.sessionEnded) // what a session held goes with it (release.go)
+	defer s.startRest()()
 	s.mux = http.NewServeMux()
 	s.routes()
 	srv := &http.Server{

@@ -9,6 +9,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/gate"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/session"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
 // startMCP builds the MCP server behind /mcp (streamable HTTP) and /ws/mcp
@@ -26,12 +27,16 @@ func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 		Sessions: session.Options{File: filepath.Join(s.cfg.Dir, session.FileName), TTL: s.cfg.SessionTTL}, // sessions resume after a restart
 		Logger:   s.log,
 		Gate:     g.Check,
-		Audit:    s.safe.AuditCall,
-		Redact:   s.safe.Server(),
+		Audit: func(sessionID, key string, class tools.Class, d time.Duration, failed bool) error {
+			s.touch() // a call ended (stdio calls come over one long WebSocket)
+			return s.safe.AuditCall(sessionID, key, class, d, failed)
+		},
+		Redact: s.safe.Server(),
 		// The user's extra screenshot masks, from the redaction policy.
 		MaskSelectors: s.safe.MaskSelectors,
 		Daemon: func() mcpserver.Daemon {
-			return mcpserver.Daemon{PID: os.Getpid(), StartedAt: started, Extension: s.links.Connected(), Browsers: s.links.List()}
+			return mcpserver.Daemon{PID: os.Getpid(), StartedAt: started, Extension: s.links.Connected(), Browsers: s.links.List(),
+				Memory: s.Memory().Brief()}
 		},
 	})
 	if err != nil {

@@ -30,16 +30,28 @@ func (s *Server) Endpoints() []Endpoint {
 		{"POST /approvals/{id}/deny", creds.Approver, http.HandlerFunc(s.handleDeny)},
 		{"POST /grants/{id}/revoke", creds.Approver, http.HandlerFunc(s.handleRevoke)},
 		{"POST /shutdown", creds.Approver, http.HandlerFunc(s.handleShutdown)},
+		{"GET /debug/memory", creds.Approver, http.HandlerFunc(s.handleMemory)},
+		{"GET /debug/pprof/heap", creds.Approver, http.HandlerFunc(s.handleHeapProfile)},
 	}
 }
 
-// routes mounts every endpoint behind its guard.
+// routes mounts every endpoint behind its guard. Every request marks
+// activity as it starts and as it ends, so the daemon releases memory at
+// rest only when idle (release.go).
 func (s *Server) routes() {
 	for _, e := range s.Endpoints() {
 		h := httpguard.WrapHostOnly(e.handler)
 		if e.Role != creds.None {
 			h = s.guard.Require(e.Role, e.handler)
 		}
-		s.mux.Handle(e.Pattern, h)
+		s.mux.Handle(e.Pattern, s.active(h))
 	}
+}
+
+func (s *Server) active(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.touch()
+		defer s.touch()
+		h.ServeHTTP(w, r)
+	})
 }

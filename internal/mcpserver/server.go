@@ -66,6 +66,9 @@ type Daemon struct {
 	Extension bool // a browser extension is connected
 	// Browsers lists the connected browsers (configure health).
 	Browsers any
+	// Memory is the daemon's memory (configure health): live heap and
+	// runtime figures, and the stores holding anything.
+	Memory any
 }
 
 // Server is the daemon's MCP server. Create it with New.

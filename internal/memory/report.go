@@ -25,3 +25,21 @@ type Report struct {
 	Runtime Runtime `json:"runtime"`
 	Stores  []Store `json:"stores"`
 }
+
+// Brief is a report in few words, for configure health: the runtime's
+// figures and the size of each store holding anything (name → entries).
+type Brief struct {
+	Runtime
+	Stores map[string]int `json:"stores"`
+}
+
+// Brief returns the report in few words.
+func (r Report) Brief() Brief {
+	b := Brief{Runtime: r.Runtime, Stores: map[string]int{}}
+	for _, s := range r.Stores {
+		if s.Len > 0 {
+			b.Stores[s.Name] = s.Len
+		}
+	}
+	return b
+}
