@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -30,6 +31,7 @@ var capTests = map[string]string{
 	"mcpserver.sse_sessions":    "internal/mcpserver TestHTTPSessionEventsStayBounded",
 	"mcpserver.sse_streams":     "internal/mcpserver TestEventStoreHoldsItsStreamCap TestEventStoreHoldsItsByteCap",
 	"capture.tabs":              "internal/capture TestEveryBufferHoldsItsCap TestForgetAndMaxTabs",
+	"capture.entries":           "internal/capture TestStoreHoldsItsByteCap TestStoreByteCountUnderConcurrency",
 	"capture.console":           "internal/capture TestEveryBufferHoldsItsCap TestFloodStaysBounded",
 	"capture.exception":         "internal/capture TestEveryBufferHoldsItsCap",
 	"capture.network":           "internal/capture TestEveryBufferHoldsItsCap",
@@ -186,4 +188,27 @@ func TestMemoryReport(t *testing.T) {
 	_, err = resp2.Body.Read(magic[:])
 	require.NoError(t, err)
 	require.Equal(t, [2]byte{0x1f, 0x8b}, magic, "a gzipped pprof profile")
+}
+
+// TestDaemonReleasesAtRest: once nothing happened for RestAfter, the
+// daemon hands memory back (Release), and again after the next burst.
+func TestDaemonReleasesAtRest(t *testing.T) {
+	released := make(chan struct{}, 64)
+	s := daemonWith(t, Config{RestAfter: 20 * time.Millisecond, Release: func() { released <- struct{}{} }})
+	waitRelease := func(what string) {
+		t.Helper()
+		select {
+		case <-released:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no release at rest %s", what)
+		}
+	}
+	waitRelease("after start")
+	cs := client(t, s)
+	for len(released) > 0 { // releases between the client's requests
+		<-released
+	}
+	_, terr := call(t, cs, "configure", map[string]any{"what": "health"})
+	require.Nil(t, terr)
+	waitRelease("after a call")
 }

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -35,4 +36,64 @@ func TestEveryBufferHoldsItsCap(t *testing.T) {
 		"capture.dialog", "capture.navigation", "capture.action", "capture.error_groups"} {
 		require.True(t, full[name], "%s did not fill: the test no longer reaches its cap", name)
 	}
+}
+
+// TestStoreHoldsItsByteCap: tabs that each stay under their own caps
+// together pass MaxBytes; the store keeps at most MaxBytes, the least
+// recently active tab giving up its oldest entries first, and its count of
+// bytes always equals what its buffers hold (no drift as tabs come and go).
+func TestStoreHoldsItsByteCap(t *testing.T) {
+	s := newTestStore(t, &Options{MaxBytes: 200 << 10})
+	var buf []byte
+	for i := range 4000 {
+		tab := 1 + i%3 // three tabs, then the fourth alone
+		if i >= 1500 {
+			tab = 4
+		}
+		buf = floodParams(buf[:0], i)
+		s.Ingest(tab, "Runtime.consoleAPICalled", buf)
+		require.LessOrEqual(t, s.bytes.Load(), int64(200<<10), "after %d entries", i+1)
+	}
+	st := s.Stats()
+	require.Equal(t, st.Kinds[KindConsole].Bytes, s.bytes.Load(), "the count is what the buffers hold")
+	oldest, _ := s.TabStats(1)
+	newest, _ := s.TabStats(4)
+	require.Zero(t, oldest.Kinds[KindConsole].Entries, "the least recently active tabs gave up theirs first")
+	require.Positive(t, newest.Kinds[KindConsole].Entries)
+	require.Positive(t, s.trimmed.Load())
+	for _, z := range s.Sizes() {
+		require.False(t, z.Over(), "%s holds %d (%d bytes), cap %d (%d bytes)", z.Name, z.Len, z.Bytes, z.Cap, z.MaxBytes)
+	}
+	// A reader of the least active tab is told what it missed.
+	require.Positive(t, s.Logs(1, LogQuery{}).Missed)
+	for tab := 1; tab <= 4; tab++ {
+		s.Forget(tab)
+	}
+	require.Zero(t, s.bytes.Load(), "forgotten tabs leave nothing counted")
+}
+
+// TestStoreByteCountUnderConcurrency: tabs ingesting, cleared and
+// forgotten at once leave the count equal to what is held.
+func TestStoreByteCountUnderConcurrency(t *testing.T) {
+	s := newTestStore(t, &Options{MaxBytes: 64 << 10, MaxTabs: 4})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			var buf []byte
+			for i := range 2000 {
+				tab := 1 + (w*7+i)%6
+				buf = floodParams(buf[:0], i)
+				s.Ingest(tab, "Runtime.consoleAPICalled", buf)
+				switch i % 97 {
+				case 0:
+					s.Forget(tab)
+				case 1:
+					s.Clear(tab, AllBuffers())
+				}
+			}
+		})
+	}
+	wg.Wait()
+	require.Equal(t, s.Stats().Kinds[KindConsole].Bytes, s.bytes.Load())
+	require.LessOrEqual(t, s.bytes.Load(), int64(64<<10))
 }
