@@ -45,6 +45,11 @@ type Config struct {
 	// SessionTTL is how long a session whose client went away is kept for
 	// it to resume (default session.DefaultTTL); tests shorten it.
 	SessionTTL time.Duration
+	// Release runs once after each burst of activity, when RestAfter
+	// passes with no tool call, request or browser message (release.go);
+	// defaults memory.Release and restAfter. Tests observe it.
+	Release   func()
+	RestAfter time.Duration
 }
 
 // Server is a running daemon.

@@ -23,7 +23,10 @@ import (
 )
 
 // daemon runs the real daemon in-process on a free port.
-func daemon(t *testing.T) *Server {
+func daemon(t *testing.T) *Server { return daemonWith(t, Config{}) }
+
+// daemonWith starts a daemon with cfg (its Dir and Port are the test's).
+func daemonWith(t *testing.T, cfg Config) *Server {
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	require.NoError(t, err)
 	port := ln.Addr().(*net.TCPAddr).Port
@@ -32,7 +35,8 @@ func daemon(t *testing.T) *Server {
 	ready := make(chan *Server, 1)
 	done := make(chan error, 1)
 	dir := t.TempDir()
-	go func() { done <- Run(ctx, Config{Dir: dir, Port: port, Ready: func(s *Server) { ready <- s }}) }()
+	cfg.Dir, cfg.Port, cfg.Ready = dir, port, func(s *Server) { ready <- s }
+	go func() { done <- Run(ctx, cfg) }()
 	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
 	select {
 	case s := <-ready:

@@ -39,6 +39,13 @@ func (s *Server) touch() {
 // startRest starts the daemon's release at rest; the returned stop ends
 // it (a release already running finishes first).
 func (s *Server) startRest() (stop func()) {
-	s.rest = memory.NewRest(restAfter, memory.Release)
+	release, after := s.cfg.Release, s.cfg.RestAfter
+	if release == nil {
+		release = memory.Release
+	}
+	if after <= 0 {
+		after = restAfter
+	}
+	s.rest = memory.NewRest(after, release)
 	return s.rest.Stop
 }
