@@ -16,7 +16,7 @@ import (
 // entry in each with it.
 var perTab = []string{"capture.tabs", "tabs.urls", "tabs.attach", "actions.tabs", "snapshot.tabs", "snapshot.navigations",
 	"snapshot.refs", "snapshot.child_tabs", "observe.capture_locks", "observe.feed_tabs", "observe.feed_children",
-	"recorder.tabs", "cdp.subscriptions", "browsers.tabs_in_flight", "capture.console", "capture.network",
+	"recorder.tabs", "cdp.subscriptions", "browsers.tabs_in_flight", "capture.entries", "capture.console", "capture.network",
 	"capture.navigation", "capture.action", "capture.open_requests", "capture.error_groups"}
 
 // perSession are the stores the daemon keeps per MCP session: a session
