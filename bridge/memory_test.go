@@ -67,6 +67,7 @@ var capTests = map[string]string{
 	"approval.tokens":           "internal/approval TestEngineHoldsItsCaps",
 	"approval.grants":           "internal/approval TestEngineHoldsItsCaps",
 	"safety.redaction_counters": "internal/safety TestRedactionCountersHoldTheirCap",
+	"redact.key_cache":          "internal/redact TestKeyCacheHoldsItsCap",
 	"recorder.tabs":             "internal/e2e TestE2EClosedTabsAndEndedSessionsLeaveNothing",
 	"recorder.sessions":         "internal/recorder TestRecorderHoldsItsCaps",
 	"recorder.recordings":       "internal/recorder TestRecorderHoldsItsCaps",
