@@ -63,29 +63,6 @@ func BenchmarkE2ESoak(b *testing.B) {
 	st.report(b, dur)
 }
 
-// soakCalls is one round of an agent's mixed calls: mode key → arguments.
-func soakCalls(tab int, page string) [][2]any {
-	t := map[string]any{"tab_id": tab}
-	with := func(m map[string]any) map[string]any {
-		for k, v := range t {
-			m[k] = v
-		}
-		return m
-	}
-	return [][2]any{
-		{"observe.page", with(map[string]any{"what": "page"})},
-		{"observe.snapshot", with(map[string]any{"what": "snapshot", "interactive_only": true})},
-		{"interact.type", with(map[string]any{"what": "type", "selector": "#name", "text": "Ada", "clear": true})},
-		{"interact.click", with(map[string]any{"what": "click", "selector": "#terms"})},
-		{"interact.execute_js", with(map[string]any{"what": "execute_js", "script": "document.title.length"})},
-		{"observe.logs", with(map[string]any{"what": "logs"})},
-		{"observe.screenshot", with(map[string]any{"what": "screenshot"})},
-		{"observe.network_waterfall", with(map[string]any{"what": "network_waterfall"})},
-		{"interact.navigate", with(map[string]any{"what": "navigate", "url": page})},
-		{"configure.health", map[string]any{"what": "health"}},
-	}
-}
-
 func soakAgent(ctx context.Context, a *client, tab int, page string, st *soakStats) {
 	for ctx.Err() == nil {
 		for _, c := range soakCalls(tab, page) {
