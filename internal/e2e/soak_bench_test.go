@@ -60,6 +60,7 @@ func BenchmarkE2ESoak(b *testing.B) {
 	wg.Go(func() { soakChurn(ctx, s, s.token(b), page, st) })
 	wg.Wait()
 	b.StopTimer()
+	st.atRest(pid, dbg)
 	st.report(b, dur)
 }
 
@@ -98,7 +99,8 @@ type soakStats struct {
 	errs     map[string]int
 	first    map[string]string // the first error of each mode
 	samples  []soakSample
-	profiles []string // heap profiles written (or why not)
+	profiles []string   // heap profiles written (or why not)
+	rest     soakSample // the daemon at rest, after the agents stopped
 	maxRSS   int64
 }
 

@@ -99,20 +99,25 @@ func (st *soakStats) sample(ctx context.Context, pid int, dbg *daemonDebug, ever
 	t := time.NewTicker(every)
 	defer t.Stop()
 	early := time.After(min(10*time.Minute, dur/3)) // the verdict's reference point
-	for {
+	take := func() {
 		cur, _ := rss(pid)
 		rep, err := dbg.memory()
 		st.mu.Lock()
 		st.samples = append(st.samples, soakSample{at: time.Since(start), rss: cur, rep: rep, ok: err == nil})
 		st.maxRSS = max(st.maxRSS, cur)
 		st.mu.Unlock()
+	}
+	take()
+	for {
 		select {
 		case <-ctx.Done():
+			take()
 			st.profile(dbg, "late")
 			return
 		case <-early:
 			st.profile(dbg, "early")
 		case <-t.C:
+			take()
 		}
 	}
 }
@@ -131,6 +136,25 @@ func (st *soakStats) profile(dbg *daemonDebug, name string) {
 		return
 	}
 	st.profiles = append(st.profiles, file)
+}
+
+// restWait is how long after the last call the soak reads the daemon's
+// resident set at rest: past the daemon's 5 s without activity, after
+// which it hands memory back (bridge/release.go). Nothing may reach the
+// daemon meanwhile (a request is activity): the set is read from /proc.
+const restWait = 8 * time.Second
+
+// atRest records the daemon's resident set once it has rested after the
+// agents stopped (a benchmark's reading, not a wait for correctness), and
+// then its report: the collections since the last sample show whether it
+// released (a forced collection).
+func (st *soakStats) atRest(pid int, dbg *daemonDebug) {
+	time.Sleep(restWait)
+	cur, _ := rss(pid)
+	rep, err := dbg.memory()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.rest = soakSample{rss: cur, rep: rep, ok: err == nil}
 }
 
 const mib = 1 << 20
@@ -168,6 +192,11 @@ func (st *soakStats) memoryReport(out *strings.Builder) {
 		if len(st.profiles) == 2 {
 			fmt.Fprintf(out, "  what grew: go tool pprof -sample_index=inuse_space -top -diff_base %s %s\n", st.profiles[0], st.profiles[1])
 		}
+	}
+	if r := st.rest; r.ok && len(st.samples) > 0 {
+		last := st.samples[len(st.samples)-1].rep.Runtime
+		fmt.Fprintf(out, "at rest (%s after the last call): RSS %s MiB, live %s, released %s MiB, %d collections since the last sample\n",
+			restWait, mibs(uint64(r.rss)), mibs(r.rep.Runtime.HeapLive), mibs(r.rep.Runtime.HeapReleased), r.rep.Runtime.GCs-last.GCs)
 	}
 	fmt.Fprintln(out, soakVerdict(st.samples))
 }
@@ -236,12 +265,13 @@ func storeBytes(s soakSample) uint64 {
 }
 
 // floorLive is the lowest live heap of the samples in the minute up to
-// the last of s.
+// the last of s (a sixth of the samples' time, when shorter).
 func floorLive(s []soakSample) uint64 {
 	last := s[len(s)-1]
+	window := min(time.Minute, last.at/6)
 	low := last.rep.Runtime.HeapLive
 	for _, x := range s {
-		if last.at-x.at <= time.Minute {
+		if last.at-x.at <= window {
 			low = min(low, x.rep.Runtime.HeapLive)
 		}
 	}
