@@ -48,14 +48,17 @@ bench: chromium sshd bench-e2e
 	$(GO) test -run '^$$' -bench E2EAnalyze -benchtime 20x ./internal/e2e/ | tee -a out/bench-e2e.txt
 	$(GO) test -run '^$$' -bench . -benchtime 1s $(BENCH_PKGS) | tee out/bench-unit.txt
 
-# soak: 4 agents (2 HTTP, 2 stdio) making mixed calls in the real browser
-# for SOAK (a Go duration; default 2m): calls, errors, p50/p95 per mode and
-# the daemon's resident memory every SOAK_SAMPLE, in out/soak.txt.
+# soak: 4 agents (2 HTTP, 2 stdio) making mixed calls in the real browser,
+# and a fifth that starts a session and a tab each round and ends both, for
+# SOAK (a Go duration; default 2m): calls, errors, p50/p95 per mode, the
+# daemon's resident memory, live heap and store sizes every SOAK_SAMPLE, a
+# verdict comparing the first and last thirds, in out/soak.txt; heap
+# profiles at 10 minutes (or a third) and at the end in out/.
 SOAK ?= 2m
 SOAK_SAMPLE ?= 10s
 soak: chromium
 	@mkdir -p out
-	GASOLINE_SOAK=$(SOAK) GASOLINE_SOAK_SAMPLE=$(SOAK_SAMPLE) $(GO) test -run '^$$' -bench E2ESoak -benchtime 1x -timeout 0 ./internal/e2e/ | tee out/soak.txt
+	GASOLINE_SOAK=$(SOAK) GASOLINE_SOAK_SAMPLE=$(SOAK_SAMPLE) GASOLINE_SOAK_OUT=$(CURDIR)/out $(GO) test -run '^$$' -bench E2ESoak -benchtime 1x -timeout 0 ./internal/e2e/ | tee out/soak.txt
 
 # fuzz: every Fuzz target in the module, one after the other, FUZZTIME
 # each. tools/fuzz/fuzz.sh finds them (go test -list), so a new target

@@ -24,6 +24,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/httpguard"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/remote"
+	"github.com/gasoline-mcp/gasoline/internal/memory"
 	"github.com/gasoline-mcp/gasoline/internal/safety"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
@@ -45,6 +46,11 @@ type Config struct {
 	// SessionTTL is how long a session whose client went away is kept for
 	// it to resume (default session.DefaultTTL); tests shorten it.
 	SessionTTL time.Duration
+	// Release runs once after each burst of activity, when RestAfter
+	// passes with no tool call, request or browser message (release.go);
+	// defaults memory.Release and restAfter. Tests observe it.
+	Release   func()
+	RestAfter time.Duration
 }
 
 // Server is a running daemon.
@@ -68,6 +74,10 @@ type Server struct {
 	agentSide agentSide
 	// terms are the panel's terminals, reached only over extension links.
 	terms *terminal.Manager
+
+	// rest hands memory back to the system when the daemon is idle
+	// (release.go).
+	rest *memory.Rest
 
 	stop     context.CancelFunc // ends Run; used by /shutdown
 	stopOnce sync.Once
@@ -182,6 +192,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return nil
 	})
 	s.registerCaptureModes(m)
+	m.SessionManager().OnEnd(s.sessionEnded) // what a session held goes with it (release.go)
+	defer s.startRest()()
 	s.mux = http.NewServeMux()
 	s.routes()
 	srv := &http.Server{

@@ -58,6 +58,7 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 				b.actions.Forget(tab)
 			}
 			b.feed.Forget(tab)
+			b.obs.Forget(tab)
 			b.act.Forget(tab)
 			s.router.Forget(tab) // waiters on its events stop; they ask the registry why
 		},

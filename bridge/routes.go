@@ -33,10 +33,14 @@ func (s *Server) Endpoints() []Endpoint {
 		{"POST /grants/{id}/revoke", creds.Approver, http.HandlerFunc(s.handleRevoke), false},
 		{"POST /remotes/{name}/revoke", creds.Approver, http.HandlerFunc(s.handleRevokeRemote), false},
 		{"POST /shutdown", creds.Approver, http.HandlerFunc(s.handleShutdown), false},
+		{"GET /debug/memory", creds.Approver, http.HandlerFunc(s.handleMemory), false},
+		{"GET /debug/pprof/heap", creds.Approver, http.HandlerFunc(s.handleHeapProfile), false},
 	}
 }
 
-// routes mounts every endpoint behind its guard.
+// routes mounts every endpoint behind its guard. Every request marks
+// activity as it starts and as it ends, so the daemon releases memory at
+// rest only when idle (release.go).
 func (s *Server) routes() {
 	for _, e := range s.Endpoints() {
 		h := httpguard.WrapHostOnly(e.handler)
@@ -46,6 +50,14 @@ func (s *Server) routes() {
 		case e.Role != creds.None:
 			h = s.guard.Require(e.Role, e.handler)
 		}
-		s.mux.Handle(e.Pattern, h)
+		s.mux.Handle(e.Pattern, s.active(h))
 	}
+}
+
+func (s *Server) active(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.touch()
+		defer s.touch()
+		h.ServeHTTP(w, r)
+	})
 }

@@ -27,10 +27,11 @@ const maxBody = 40 << 20
 // do when a session is gone, and a call in flight when a previous daemon
 // died gets its answer (restart.go).
 func (s *Server) newHTTPHandler() http.Handler {
+	s.events = newEventStore(maxEventStreams, maxEventBytes)
 	sdk := withTokenInfo(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		SessionTimeout:      s.sessionTTL(),
 		MaxRequestBodyBytes: maxBody,
-		EventStore:          mcp.NewMemoryEventStore(nil),
+		EventStore:          s.events, // events.go
 		Logger:              sdkLogger(s.log),
 	}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -70,6 +70,9 @@ type Daemon struct {
 	Extension bool // a browser extension is connected
 	// Browsers lists the connected browsers (configure health).
 	Browsers any
+	// Memory is the daemon's memory (configure health): live heap and
+	// runtime figures, and the stores holding anything.
+	Memory any
 }
 
 // Server is the daemon's MCP server. Create it with New.
@@ -83,6 +86,8 @@ type Server struct {
 	// incarnation names this daemon run in SSE event ids (restart.go).
 	incarnation string
 	revive      reviver // HTTP sessions taken up again after a restart
+	// events are the SSE events HTTP clients may ask again (events.go).
+	events *eventStore
 
 	mu       sync.Mutex // guards handlers after New
 	handlers map[string]handler

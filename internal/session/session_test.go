@@ -333,7 +333,8 @@ func TestEndedIsToldOfEverySessionThatEnds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var ended []string
 		ctx, stop := context.WithCancel(context.Background())
-		m := New(ctx, &Options{TTL: time.Minute, Ended: func(id string) { ended = append(ended, id) }})
+		m := New(ctx, &Options{TTL: time.Minute})
+		m.OnEnd(func(id string) { ended = append(ended, id) })
 		m.Attach("closed", Stdio)
 		m.Close("closed")
 		_, gen, _, _ := m.Attach("expires", Stdio)

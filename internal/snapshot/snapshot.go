@@ -189,6 +189,9 @@ func (s *Snapshotter) Forget(tab int) {
 	delete(s.navs, tab)
 }
 
+// ForgetSession drops a session's previous snapshots (it ended).
+func (s *Snapshotter) ForgetSession(session string) { s.hist.forget(session, -1) }
+
 // Generation is a tab's snapshot generation (0 before its first snapshot).
 // Actions report whether it moved.
 func (s *Snapshotter) Generation(tab int) int {

@@ -56,20 +56,25 @@ func (m *Manager) OnEvent(method string, params json.RawMessage) {
 			m.grouped(p.TabID, *p.GroupID)
 		}
 	case "cdp.attached":
+		owned := m.reg.Owned(p.TabID)
 		m.mu.Lock()
-		m.state(p.TabID).gen++
+		if st := m.tracked(p.TabID, owned); st != nil {
+			st.gen++
+		}
 		m.mu.Unlock()
-		if m.reg.Owned(p.TabID) {
+		if owned {
 			m.ensureLater(p.TabID)
 		}
 	case "cdp.detached":
 		if p.Reason == "" {
 			p.Reason = "detached"
 		}
+		owned := m.reg.Owned(p.TabID)
 		m.mu.Lock()
-		st := m.state(p.TabID)
-		st.gen++
-		st.detached = p.Reason
+		if st := m.tracked(p.TabID, owned); st != nil {
+			st.gen++
+			st.detached = p.Reason
+		}
 		m.mu.Unlock()
 	}
 }
@@ -109,6 +114,7 @@ func (m *Manager) release(tab int, reason string) bool {
 	sid, kind, ok := m.reg.Release(tab, reason)
 	m.mu.Lock()
 	delete(m.urls, tab)
+	delete(m.attach, tab) // held anew, capture is enabled anew
 	m.mu.Unlock()
 	if ok {
 		if reason != ReasonClosed { // a closed tab's calls fail by themselves, and say where they were

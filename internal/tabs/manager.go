@@ -168,6 +168,18 @@ func (m *Manager) state(tab int) *attachState {
 	return st
 }
 
+// tracked is the attach state of a tab the manager tracks: one a session
+// owns, or one it has state for already. The attach and detach events of
+// any other tab (one released or closed: its detach comes after its
+// removal) start no state, which would outlive the tab. Called with m.mu
+// held.
+func (m *Manager) tracked(tab int, owned bool) *attachState {
+	if st := m.attach[tab]; st != nil || owned {
+		return m.state(tab)
+	}
+	return nil
+}
+
 // ensure enables capture in tab unless it is on for the tab's current
 // attachment. The first CDP call of Enable attaches the debugger when it
 // is not attached.

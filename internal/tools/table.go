@@ -121,7 +121,7 @@ var table = []toolSpec{
 			{"clear", mut, 1, "buffer", "empty capture buffers"},
 			{"describe_capabilities", ro, 1, "tool mode", "the parameter guide for one mode (or the list of modes)"},
 			{"doctor", ro, 1, "", "daemon-side checks, with a fix for each failure"},
-			{"health", ro, 1, "", "daemon version, pid, transports, extension, sessions"},
+			{"health", ro, 1, "", "daemon version, pid, transports, extension, sessions, memory (live heap, store sizes)"},
 			{"load", ro, 1, "key!", "read a session note"},
 			{"noise_rule", mut, 1, "op!:list,add,remove pattern", "hide recurring noise from errors and logs"},
 			{"policy", mut, 1, "op!:get,set rules", "approval rules; set may only tighten them (add gate or deny rules, drop allow rules): loosening is the user's alone"},
