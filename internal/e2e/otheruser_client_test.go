@@ -52,4 +52,3 @@ func asClient() int {
 	json.NewEncoder(os.Stdout).Encode(r)
 	return 0
 }
-
