@@ -45,6 +45,9 @@ type Config struct {
 	// Redact is the server stage of the redaction gateway: prompts are
 	// outputs like any other.
 	Redact func(sessionID, text string) (string, error)
+	// PageTools plans interact call_page_tool (pagetool.go); optional:
+	// without it the mode is refused.
+	PageTools PageTools
 }
 
 // Gate decides gated calls.
@@ -52,7 +55,7 @@ type Gate struct{ cfg Config }
 
 // New returns a Gate.
 func New(cfg Config) (*Gate, error) {
-	if cfg.Approvals == nil || cfg.Tabs == nil || cfg.Describe == nil || cfg.Redact == nil {
+	if cfg.Approvals == nil || cfg.Tabs == nil || cfg.Describe == nil || cfg.Redact == nil { // PageTools is optional
 		return nil, errors.New("gate: Config.Approvals, Tabs, Describe and Redact are required")
 	}
 	return &Gate{cfg: cfg}, nil
@@ -74,6 +77,9 @@ func (g *Gate) Check(ctx context.Context, c *mcpserver.Call) *tools.Error {
 	if e != nil {
 		return e // e.g. a sensitive step inside a batch: refused before asking
 	}
+	if c.Mode.Key() == PageToolMode {
+		return g.pageTool(ctx, c, p)
+	}
 	if p.class == tools.ReadOnly {
 		return nil // a batch of read-only steps
 	}
@@ -93,12 +99,15 @@ func (g *Gate) Check(ctx context.Context, c *mcpserver.Call) *tools.Error {
 	if e != nil {
 		return e
 	}
-	_, err = g.cfg.Approvals.Require(ctx, req, time.Duration(c.TimeoutMS)*time.Millisecond)
+	_, err = g.cfg.Approvals.Require(ctx, req, timeout(c))
 	if err == nil {
 		return nil
 	}
 	return refusal(c, err)
 }
+
+// timeout is how long a call waits for the user: its budget.
+func timeout(c *mcpserver.Call) time.Duration { return time.Duration(c.TimeoutMS) * time.Millisecond }
 
 // where is the scope of a call, computed once: the tab it acts on and the
 // page's origin (the destination's, for navigation).
@@ -181,6 +190,9 @@ func (g *Gate) request(c *mcpserver.Call, req approval.Request, p plan, w where)
 // words says what the call does (`click button "Pay now" on tab 7 (…)`)
 // and, for a batch, each step.
 func (g *Gate) words(c *mcpserver.Call, p plan, w where) (string, []string) {
+	if p.pageTarget != "" {
+		return p.pageTarget + w.label, p.pageLines
+	}
 	if c.Mode.Tool != "interact" || w.scope.TabID == 0 || c.Str("url") != "" {
 		return c.Mode.Key() + w.label, nil
 	}
