@@ -14,6 +14,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/noise"
 	"github.com/gasoline-mcp/gasoline/internal/observe"
+	"github.com/gasoline-mcp/gasoline/internal/pagetools"
 	"github.com/gasoline-mcp/gasoline/internal/recorder"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 )
@@ -34,6 +35,7 @@ type browser struct {
 	noise   *noise.Rules
 	log     *slog.Logger
 	ana     *analyze.Analyzer
+	pages   *pagetools.Manager // the pages' own WebMCP tools
 }
 
 // newBrowser builds the relay state; its goroutines stop with ctx (wait
@@ -60,6 +62,7 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 			b.feed.Forget(tab)
 			b.obs.Forget(tab)
 			b.act.Forget(tab)
+			b.pages.Forget(tab)
 			s.router.Forget(tab) // waiters on its events stop; they ask the registry why
 		},
 		Logger: s.log,
@@ -72,6 +75,9 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Browsers: s.links, Dir: s.cfg.Dir,
 		ResolveRef: b.act.ResolveRef, Noise: b.noise, Logger: s.log})
 	b.ana = s.newAnalyzer(b)
+	if b.pages, err = pagetools.New(pagetools.Config{Tabs: b.tabs, Lock: b.act.Lock, Audit: s.safe.Audit.Write, Logger: s.log}); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 
@@ -81,12 +87,18 @@ func (b *browser) register(m *mcpserver.Server) {
 	b.obs.Register(m)
 	b.act.Register(m)
 	b.ana.Register(m)
+	b.pages.Register(m)
 }
 
-// enable turns on capture in an attached tab, then the action recorder
-// (best effort: a tab whose recorder failed still captures the rest).
+// enable turns on capture in an attached tab, then Chrome's WebMCP domain
+// (the page's tools; a Chrome without it is noted, not an error) and the
+// action recorder (best effort: a tab whose recorder failed still
+// captures the rest).
 func (b *browser) enable(ctx context.Context, s *cdp.Session) error {
-	if err := observe.Enable(ctx, s); err != nil || b.actions == nil {
+	if err := observe.Enable(ctx, s); err != nil {
+		return err
+	}
+	if err := b.pages.Enable(ctx, s); err != nil || b.actions == nil {
 		return err
 	}
 	if err := b.actions.Install(ctx, s); err != nil {
@@ -105,6 +117,7 @@ func (b *browser) wait() {
 // blocks.
 func (b *browser) event(method string, tab int, session, cdpMethod string, params json.RawMessage, raw json.RawMessage) {
 	b.act.Event(method, tab, session, cdpMethod, params)
+	b.pages.Event(method, tab, session, cdpMethod, params)
 	switch method {
 	case "cdp.event":
 		b.feed.Event(tab, session, cdpMethod, params)

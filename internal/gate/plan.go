@@ -23,6 +23,10 @@ type plan struct {
 	args  *actions.Args  // an interact call's arguments, decoded once
 	steps []actions.Step // a batch's steps; nil otherwise
 	call  string         // the arguments' fingerprint
+	// pageTarget and pageLines are a page tool call's prompt words
+	// (pagetool.go).
+	pageTarget string
+	pageLines  []string
 }
 
 // planOf classifies c and fingerprints its arguments. A batch's class is
@@ -51,6 +55,9 @@ func planOf(c *mcpserver.Call) (plan, *tools.Error) {
 		cl, err := tools.Classify("interact", st.What)
 		if err != nil || st.What == "batch" {
 			return p, tools.Errorf(tools.CodeInvalidArgument, "step %d: %q is not an interact action mode", i+1, st.What)
+		}
+		if "interact."+st.What == PageToolMode {
+			return p, tools.Errorf(tools.CodeInvalidArgument, "step %d: call_page_tool cannot run inside a batch; call interact call_page_tool on its own (the user then sees the page's tool and its arguments)", i+1)
 		}
 		if cl == tools.Sensitive {
 			return p, tools.Errorf(tools.CodeInvalidArgument, "step %d (%s) is sensitive and cannot run inside a batch; call interact %s on its own (the user then sees its %s and approves it alone)",

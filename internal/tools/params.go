@@ -78,7 +78,8 @@ var catalogue = map[string]Param{
 	"network_idle":  {Type: Boolean, Desc: "wait until no request is in flight for idle_ms", Example: true},
 	"idle_ms":       {Type: Integer, Desc: "quiet period", Default: 500, Min: bound(50), Max: bound(10000), Example: 500},
 	"state":         {Type: String, Desc: "element state to wait for", Enum: []string{"visible", "hidden", "attached", "detached"}, Default: "visible", Example: "visible"},
-	"name":          {Type: String, Desc: "attribute, test or recording name", Example: "href"},
+	"name":          {Type: String, Desc: "attribute, test, recording or page tool name", Example: "href"},
+	"arguments":     {Type: Object, Desc: "the page tool's arguments, checked against its input schema", Example: map[string]any{"query": "shoes"}},
 	"steps":         {Type: Array, Items: Object, Desc: "[{what, ...args}] interact steps run in order; stops at the first failure", Example: []any{map[string]any{"what": "click", "ref": "e5"}}},
 
 	// Reading and paging.

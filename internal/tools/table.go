@@ -39,6 +39,7 @@ var table = []toolSpec{
 			{"network_bodies", ro, 1, "request_id|url body_path limit", "request and response bodies of captured requests"},
 			{"network_waterfall", ro, 1, "scope url method status type limit after_cursor summary", "requests of the current page (scope all: every captured one) with method, url, status, type, timing, size, initiator"},
 			{"page", ro, 1, "", "url, title, viewport, load state, tab id and frames"},
+			{"page_tools", ro, 1, "", "the WebMCP tools the page registered (name, title, the page's description, input schema, hints), and how to turn WebMCP on when it is off"},
 			{"pending_commands", ro, 1, "after_cursor limit", "this session's commands: running ones and recent results"},
 			{"screenshot", ro, 1, "ref selector full_page format quality to_file", "viewport, full page or one element; sensitive fields masked in every frame, a frame out of reach painted black"},
 			{"snapshot", ro, 1, "ref selector frame interactive_only depth limit find diff to_file", "accessibility tree with [eN] refs on interactive and named nodes; find: matches only; diff: changes since your last snapshot"},
@@ -55,6 +56,7 @@ var table = []toolSpec{
 		modes: []modeSpec{
 			{"back", mut, 1, "wait_until", "go back in history"},
 			{"batch", mut, 1, "steps!", "run interact steps in order, stop on the first failure; one approval covers the listed mutating steps"},
+			{"call_page_tool", mut, 1, "name! arguments", "call a WebMCP tool the page registered (observe page_tools), arguments checked against its schema; asks the user unless the page marked it read-only"},
 			{"check", mut, 1, "ref|selector checked", "check or uncheck a checkbox or radio"},
 			{"click", mut, 1, "ref|selector|x y button click_count modifiers", "click an element; returns what changed"},
 			{"close_tab", mut, 1, "", "close a tab the session owns"},
