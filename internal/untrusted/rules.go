@@ -176,17 +176,6 @@ func windows(c *compiled, low string) [][][2]int {
 
 func isWordByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' }
 
-// lowerASCII lowercases ASCII letters only, so offsets stay the same.
-func lowerASCII(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
-
 // merge sorts matches by start and keeps one of each overlapping run (the
 // first rule's reason).
 func merge(ms []Match) []Match {

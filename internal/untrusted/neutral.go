@@ -1,0 +1,148 @@
+package untrusted
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// A page must not be able to write a line that reads as one of Gasoline's
+// own: the fence lines, the warning, the note on hidden text. Each line of
+// a fenced body is compared with them after folding (fold.go) and after
+// the look-alikes a person cannot tell apart in most fonts are merged
+// (l, 1 and | with i; 0 with o), with everything but letters, digits and
+// angle brackets dropped — so zero-width characters, homoglyphs,
+// fullwidth or letter-spaced copies, combining marks, other separators and
+// other letter case all compare equal. A line that reads as one of them is
+// neutralised: it keeps its words, after a "[not Gasoline's]" mark, and
+// every character that reads as an angle bracket becomes a parenthesis; a
+// copy of the result's nonce, in any form, is removed.
+
+// NotGasolines starts a neutralised line.
+const NotGasolines = "[not Gasoline's] "
+
+// compact is a folded line reduced for comparison with Gasoline's lines,
+// and where each of its bytes came from in the original line.
+type compact struct {
+	s  []byte
+	at []int32
+}
+
+func compactOf(line string) compact {
+	f := fold(line)
+	c := compact{s: make([]byte, 0, len(f.s)), at: make([]int32, 0, len(f.s)+1)}
+	for i := 0; i < len(f.s); i++ {
+		b := f.s[i]
+		switch {
+		case b == 'l' || b == '1' || b == '|':
+			b = 'i'
+		case b == '0':
+			b = 'o'
+		case b >= 'a' && b <= 'z' || b >= '2' && b <= '9' || b == '<' || b == '>':
+		default:
+			continue
+		}
+		c.s = append(c.s, b)
+		c.at = append(c.at, int32(f.orig(i)))
+	}
+	c.at = append(c.at, int32(len(line)))
+	return c
+}
+
+func compactString(s string) string { return string(compactOf(s).s) }
+
+// The compact forms of Gasoline's lines.
+var (
+	pageTextMark = compactString("PAGE_TEXT")
+	warningMarks = []string{compactString("WARNING from Gasoline"), compactString("Gasoline left out")}
+)
+
+// readsAsFence reports a compact line that reads as a fence line: the
+// fence word next to an angle bracket, before or after (an id may sit
+// between the word and its closing brackets).
+func readsAsFence(c []byte) bool {
+	s := string(c)
+	for from := 0; ; {
+		i := strings.Index(s[from:], pageTextMark)
+		if i < 0 {
+			return false
+		}
+		i += from
+		before := strings.TrimSuffix(s[:i], "end")
+		after := s[i+len(pageTextMark):]
+		if strings.HasSuffix(before, "<") || strings.ContainsAny(after[:min(len(after), 48)], "<>") {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func readsAsWarning(c []byte) bool {
+	for _, m := range warningMarks {
+		if strings.Contains(string(c), m) {
+			return true
+		}
+	}
+	return false
+}
+
+// neutralise returns the body with every line that reads as one of
+// Gasoline's lines, or that carries nonce in any form, made harmless.
+func neutralise(body, nonce string) string {
+	n := compactString(nonce)
+	var b strings.Builder
+	changed := false
+	for i, line := range strings.Split(body, "\n") {
+		out := neutralLine(line, n)
+		changed = changed || out != line
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(out)
+	}
+	if !changed {
+		return body
+	}
+	return b.String()
+}
+
+func neutralLine(line, nonce string) string {
+	if line == "" {
+		return line
+	}
+	c := compactOf(line)
+	for k := len(line); k > 0; k-- { // each pass removes one copy
+		i := strings.Index(string(c.s), nonce)
+		if i < 0 {
+			break
+		}
+		line = line[:c.at[i]] + Removed + line[c.at[i+len(nonce)]:]
+		c = compactOf(line)
+	}
+	if !readsAsFence(c.s) && !readsAsWarning(c.s) {
+		return line
+	}
+	var b strings.Builder
+	b.WriteString(NotGasolines)
+	for _, r := range line {
+		if r < utf8.RuneSelf {
+			switch r {
+			case '<':
+				r = '('
+			case '>':
+				r = ')'
+			}
+			b.WriteRune(r)
+			continue
+		}
+		f := string(appendFold(nil, r))
+		switch {
+		case strings.Contains(f, "<"):
+			b.WriteByte('(')
+		case strings.Contains(f, ">"):
+			b.WriteByte(')')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
