@@ -97,8 +97,8 @@ func TestE2EUntrustedHiddenText(t *testing.T) {
 	t.Logf("snapshot:\n%s", snap.Text)
 
 	nonce := fenceNonce(t, snap)
-	require.Equal(t, nonce, fenceNonce(t, text), "one nonce per session")
-	require.Equal(t, nonce, fenceNonce(t, explore))
+	require.NotEqual(t, nonce, fenceNonce(t, text), "a nonce per result")
+	require.NotEqual(t, fenceNonce(t, text), fenceNonce(t, explore), "a nonce per result")
 
 	// What reached the agent, per answer: no hidden passage; every visible
 	// passage (get_text reads the light DOM of body: not the iframe's
