@@ -31,11 +31,14 @@ func (p *Page) Add(s ...string) *Page {
 	return p
 }
 
-// AddValue adds every string of a value decoded from a page (a script's
-// result, a field's value, an attribute map): strings, object keys and
-// the strings inside arrays and objects, at any depth. Anything else is
-// marshalled first.
-func (p *Page) AddValue(v any) *Page {
+// AddValue adds every string of a value that came from a page (a
+// script's result, a field's value, an attribute map, captured entries):
+// strings and the strings inside arrays, maps and structs, at any depth,
+// and the keys of maps (a page names those); the field names of structs
+// are Gasoline's and are not added.
+func (p *Page) AddValue(v any) *Page { return p.addValue(v, true) }
+
+func (p *Page) addValue(v any, keys bool) *Page {
 	switch x := v.(type) {
 	case nil, bool, float64, int, int64, json.Number:
 	case string:
@@ -44,21 +47,23 @@ func (p *Page) AddValue(v any) *Page {
 		p.Add(x...)
 	case []any:
 		for _, e := range x {
-			p.AddValue(e)
+			p.addValue(e, keys)
 		}
 	case map[string]any:
 		for k, e := range x {
-			p.Add(k)
-			p.AddValue(e)
+			if keys {
+				p.Add(k)
+			}
+			p.addValue(e, keys)
 		}
-	default:
+	default: // a struct, or a map or slice of them: through its JSON
 		raw, err := json.Marshal(v)
 		if err != nil {
 			return p
 		}
 		var d any
 		if json.Unmarshal(raw, &d) == nil {
-			p.AddValue(d) // JSON's own types: no way back here
+			p.addValue(d, false)
 		}
 	}
 	return p
