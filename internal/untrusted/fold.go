@@ -127,40 +127,70 @@ func spacer(c byte) bool {
 
 func letter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
+func alnum(c byte) bool { return letter(c) || c >= '0' && c <= '9' }
+
+// maxGap is the widest gap between two letter-spaced words.
+const maxGap = 8
+
 // minSpaced is how many letters in a row, each alone between spacers, make
 // a letter-spaced word.
 const minSpaced = 4
 
 // spacedRun walks the letter-spaced run that starts at b[i] (a letter
-// after a non-letter): letters, each alone, one spacer apart, at least
-// minSpaced of them. A gap of two spacers or more, or a spacer other than
-// the word's, between two such letters ends a word but not the run:
-// "i g n o r e  a l l", "i.g.n.o.r.e a-l-l". It returns the end of the run
-// (i when there is none) and, when each is not nil, calls each for every
-// letter of the run with whether a word ends before it.
+// after a non-letter, followed by a spacer): at least minSpaced letters,
+// each standing alone. Spaced with spaces ("i g n o r e"), every character
+// standing alone between spaces belongs to the run (digits, "@", ".", "_",
+// "-", "/" of addresses and names too) and a gap of two spaces or more
+// between two of them ends a word: "i g n o r e   a l l". Spaced with
+// another spacer ("i.g.n.o.r.e", "i-g-n"), the letters and digits between
+// single spacers do. It returns the end of the run (i when there is none)
+// and, when each is not nil, calls each for every character of the run
+// with whether a word ends before it.
 func spacedRun[T string | []byte](b T, i int, each func(j int, word bool)) int {
-	single := func(j int) bool { return j < len(b) && letter(b[j]) && (j+1 == len(b) || !letter(b[j+1])) }
-	n, j, end := 0, i, i
-	var sp byte
-	word := false
-	for single(j) {
+	if i+1 >= len(b) || !spacer(b[i+1]) {
+		return i
+	}
+	sp := b[i+1]
+	if sp == '\t' {
+		sp = ' '
+	}
+	alone := func(j int) bool {
+		if j >= len(b) || b[j] >= utf8.RuneSelf {
+			return false
+		}
+		if sp == ' ' {
+			return b[j] != ' ' && b[j] != '\t' && (j+1 == len(b) || b[j+1] == ' ' || b[j+1] == '\t')
+		}
+		return alnum(b[j]) && (j+1 == len(b) || !alnum(b[j+1]))
+	}
+	n, j, end, word := 0, i, i, false
+	cur := sp // the current word's spacer
+	for alone(j) {
 		if each != nil {
 			each(j, word)
 		}
-		n, end = n+1, j+1
+		if letter(b[j]) {
+			n++
+		}
+		end = j + 1
 		k := j + 1
 		gap := k
-		for gap < len(b) && gap-k < 3 && spacer(b[gap]) {
+		for gap < len(b) && gap-k < maxGap && (b[gap] == sp || sp == ' ' && b[gap] == '\t' || sp != ' ' && spacer(b[gap])) {
 			gap++
 		}
-		if gap == k || !single(gap) {
+		if gap == k || !alone(gap) {
 			break
 		}
 		switch {
-		case gap-k == 1 && (sp == 0 || b[k] == sp):
-			sp, word = b[k], false
+		case sp == ' ':
+			word = gap-k > 1
+		case cur == 0 && gap-k == 1:
+			cur, word = b[k], false
 		default:
-			sp, word = 0, true
+			word = gap-k > 1 || b[k] != cur
+			if word {
+				cur = 0 // the next word's spacer is its own
+			}
 		}
 		j = gap
 	}

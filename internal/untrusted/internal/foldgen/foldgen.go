@@ -90,6 +90,7 @@ func Invisible(r rune) bool {
 // ASCII they encode; invisible runes and combining marks go; spaces become
 // a space and line or paragraph separators a line break; otherwise NFKC,
 // each non-ASCII character replaced by its UTS #39 prototype, lowercase.
+// Currency signs stay, dashes become "-" (the rules read them as such).
 // Three prototypes are read back as the letters they stand for in text:
 // "l" for a capital (І, Ι: an I), "rn" (an m) and two apostrophes (a double quote).
 func Fold(r rune, proto map[rune]string) string {
@@ -109,6 +110,10 @@ func Fold(r rune, proto map[rune]string) string {
 		case unicode.In(x, unicode.Mn, unicode.Me) || Invisible(x):
 		case x < utf8.RuneSelf:
 			b.WriteRune(unicode.ToLower(x))
+		case unicode.Is(unicode.Sc, x): // a currency sign stays what it is: € is not ꞓ
+			b.WriteRune(x)
+		case unicode.Is(unicode.Pd, x): // every dash reads as one
+			b.WriteByte('-')
 		default:
 			b.WriteString(prototype(x, proto))
 		}
