@@ -107,7 +107,7 @@ func TestAttackCorpus(t *testing.T) {
 // one, never tuned on, is the honest figure and only guards against a
 // regression.
 var holdoutFloor = map[string]int{
-	"attacks-holdout.txt": 90, "attacks-holdout2.txt": 90, "attacks-holdout3.txt": 90, "attacks-holdout4.txt": 25,
+	"attacks-holdout.txt": 90, "attacks-holdout2.txt": 90, "attacks-holdout3.txt": 90, "attacks-holdout4.txt": 50,
 }
 
 // TestAttackHoldout: the held-out passages (written after the rules and
@@ -187,6 +187,7 @@ func TestBenignCorpus(t *testing.T) {
 	srcs = append(srcs, pythonDocstrings(t, 30000))
 	srcs = append(srcs, markdownDocs(t, "/usr/lib/node_modules", 30000))
 	srcs = append(srcs, benignSource{name: "testdata/ok.txt", paras: okLines(t)})
+	srcs = append(srcs, benignSource{name: "testdata/ui.txt", paras: corpus(t, "ui.txt")})
 	total, flags := 0, 0
 	var shown []string
 	for _, s := range srcs {

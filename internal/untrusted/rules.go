@@ -2,6 +2,7 @@ package untrusted
 
 import (
 	"cmp"
+	"math/bits"
 	"regexp"
 	"slices"
 	"strings"
@@ -130,8 +131,13 @@ var compiledRules = sync.OnceValue(func() *compiled {
 
 // Classify implements Classifier: every rule's matches, in text order,
 // overlapping matches merged (the first rule's reason stays).
-func (Rules) Classify(text string) []Match {
+func (Rules) Classify(text string) []Match { return classify(text, false) }
+
+// classify is Classify; every, for a test, runs every expression on every
+// sentence instead of only where the clauses are satisfied.
+func classify(text string, every bool) []Match {
 	c := compiledRules()
+	lm := model()
 	low := lowerASCII(text)
 	var out []Match
 	sat := make([]uint8, len(ruleTable))
@@ -145,13 +151,23 @@ func (Rules) Classify(text string) []Match {
 				sat[ref.rule] |= 1 << ref.clause
 			}
 		}
-		if len(touched) == 0 {
+		found := len(out)
+		defer func() {
+			if len(out) == found && lm != nil && realWords(words) >= minModelWords && lm.score(words) >= lm.threshold {
+				out = append(out, sentenceMatch(low, start, end, closestFamily(c, sat, touched)))
+			}
+			for _, ri := range touched {
+				sat[ri] = 0
+			}
+			touched = touched[:0]
+		}()
+		if len(touched) == 0 && !every {
 			return
 		}
 		s := "\n" + low[start:end] // every sentence starts after a line break
 		slices.Sort(touched)
-		for _, ri := range touched {
-			if sat[ri] != c.full[ri] {
+		for ri := range ruleTable {
+			if !every && (sat[ri] == 0 || sat[ri] != c.full[ri]) {
 				continue
 			}
 			r := &ruleTable[ri]
@@ -165,12 +181,48 @@ func (Rules) Classify(text string) []Match {
 				out = append(out, Match{Start: start + max(0, m[0]-1), End: start + m[1] - 1, Reason: r.reason})
 			}
 		}
-		for _, ri := range touched {
-			sat[ri] = 0
-		}
-		touched = touched[:0]
 	})
 	return merge(out)
+}
+
+// minModelWords is the fewest words a sentence needs for the model to
+// judge it: a short one says too little.
+const minModelWords = 4
+
+func realWords(words []string) int {
+	n := 0
+	for _, w := range words {
+		if w[0] >= 'a' && w[0] <= 'z' || w[0] >= '0' && w[0] <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
+// sentenceMatch is a match over a whole sentence, less the spaces and
+// quotes around it.
+func sentenceMatch(low string, start, end int, reason string) Match {
+	for start < end && strings.IndexByte(" \t\"'`-*>#([", low[start]) >= 0 {
+		start++
+	}
+	for end > start && strings.IndexByte(" \t\"'`", low[end-1]) >= 0 {
+		end--
+	}
+	return Match{Start: start, End: max(end, start+1), Reason: reason}
+}
+
+// closestFamily is the reason of the rule whose clauses a sentence the
+// model flagged satisfies most (the share of them), for a finding only the
+// model made: the family the sentence's words point to.
+func closestFamily(c *compiled, sat []uint8, touched []uint16) string {
+	best, bestShare := ReasonAddressed, 0.0
+	for _, ri := range touched {
+		share := float64(bits.OnesCount8(sat[ri])) / float64(bits.OnesCount8(c.full[ri]))
+		if share > bestShare {
+			best, bestShare = ruleTable[ri].reason, share
+		}
+	}
+	return best
 }
 
 // lookup returns the clauses a word satisfies: as it is, or as a clause

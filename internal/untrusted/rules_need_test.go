@@ -7,24 +7,7 @@ import (
 
 // classifyAll is Classify without the clause prefilter: every rule's
 // expression on every sentence.
-func classifyAll(text string) []Match {
-	c := compiledRules()
-	low := lowerASCII(text)
-	var out []Match
-	sentences(low, func(start, end int, _ []string) {
-		s := "\n" + low[start:end]
-		for ri := range ruleTable {
-			r := &ruleTable[ri]
-			for _, m := range c.res[ri].FindAllStringIndex(s, -1) {
-				if r.negatable && c.negation.MatchString(s[max(0, m[0]-24):m[0]]) {
-					continue
-				}
-				out = append(out, Match{Start: start + max(0, m[0]-1), End: start + m[1] - 1, Reason: r.reason})
-			}
-		}
-	})
-	return merge(out)
-}
+func classifyAll(text string) []Match { return classify(text, true) }
 
 // TestRuleClausesAreNecessary: the clause prefilter never hides a match —
 // on every corpus, Classify finds what running every expression on every
