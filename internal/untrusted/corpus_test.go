@@ -136,11 +136,11 @@ func TestAttackHoldout(t *testing.T) {
 // characters, combining marks, variation selectors or letter-spacing.
 func TestAttackCorpusDisguised(t *testing.T) {
 	disguises := map[string]func(string) string{
-		"homoglyphs":   homoglyphs,
-		"fullwidth":    fullwidth,
-		"zero-width":   func(s string) string { return between(s, "\u200b") },
-		"combining":    func(s string) string { return between(s, "\u0336") },
-		"variation":    func(s string) string { return between(s, "\ufe0f") },
+		"homoglyphs": homoglyphs,
+		"fullwidth":  fullwidth,
+		"zero-width": func(s string) string { return between(s, "\u200b") },
+		"combining":  func(s string) string { return between(s, "\u0336") },
+		"variation":  func(s string) string { return between(s, "\ufe0f") },
 		"letter-spaced": func(s string) string {
 			return between(strings.ReplaceAll(s, " ", "  "), " ")
 		},
