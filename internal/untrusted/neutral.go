@@ -118,7 +118,7 @@ func neutralLine(line, nonce string) string {
 		line = line[:c.at[i]] + Removed + line[c.at[i+len(nonce)]:]
 		c = compactOf(line)
 	}
-	if !readsAsFence(c.s) && !readsAsWarning(c.s) {
+	if !imitates(c.s, line) {
 		return line
 	}
 	var b strings.Builder
@@ -145,4 +145,15 @@ func neutralLine(line, nonce string) string {
 		}
 	}
 	return b.String()
+}
+
+// ImitatesGasoline reports whether a line of page text reads as one of
+// Gasoline's own lines — a fence line with any id, or its warning or note
+// — after folding. Wrap neutralises every such line of a body, so no line
+// between the fence lines of an answer does (a neutralised warning keeps
+// its words after the NotGasolines mark).
+func ImitatesGasoline(line string) bool { return imitates(compactOf(line).s, line) }
+
+func imitates(c []byte, line string) bool {
+	return readsAsFence(c) || readsAsWarning(c) && !strings.HasPrefix(line, NotGasolines)
 }
