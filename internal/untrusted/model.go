@@ -72,37 +72,46 @@ func encodeModel(bits uint, scale, bias, threshold float32, w []int8) []byte {
 
 // features calls fn with the hash of every feature of a sentence's words
 // (as sentences gives them): each word, each pair of neighbours and the
-// first word.
+// first word. A word is hashed once (FNV-1a); its features are that hash
+// mixed with a kind and, for a pair, with the word before.
 func features(words []string, fn func(h uint32)) {
-	prev, first := "^", true
+	var prev uint32 = 0x9747b28c // before the first word
+	first := true
 	for _, w := range words {
 		if w[0] == '#' || len(w) == 1 && w != "$" && w != "@" && (w[0] < 'a' || w[0] > 'z') {
 			if w != wURL && w != wNumber && w != wIBAN && w != wSnakeWord {
 				continue // markup, not words: headings and quotes are everywhere in documentation
 			}
 		}
-		fn(fnv("u", w, ""))
-		fn(fnv("b", prev, w))
+		h := fnv(w)
+		fn(mix(h, 1))
+		fn(mix(h^prev*0x85ebca6b, 2))
 		if first {
-			fn(fnv("f", w, ""))
+			fn(mix(h, 3))
 			first = false
 		}
-		prev = w
+		prev = h
 	}
 }
 
-// fnv is FNV-1a over a kind and two words.
-func fnv(kind, a, b string) uint32 {
+// fnv is FNV-1a of a word.
+func fnv(w string) uint32 {
 	h := uint32(2166136261)
-	for _, s := range [...]string{kind, a, b} {
-		for i := 0; i < len(s); i++ {
-			h ^= uint32(s[i])
-			h *= 16777619
-		}
-		h ^= 0xff
+	for i := 0; i < len(w); i++ {
+		h ^= uint32(w[i])
 		h *= 16777619
 	}
 	return h
+}
+
+// mix is murmur3's finaliser of h and a kind.
+func mix(h, kind uint32) uint32 {
+	h ^= kind * 0xcc9e2d51
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	return h ^ h>>16
 }
 
 // score is the model's log-odds that a sentence asks something of an

@@ -11,11 +11,12 @@ import (
 var update = flag.Bool("update", false, "TestTrainModel: train the model and write model.bin")
 
 // modelThreshold is the log-odds at and over which the model flags a
-// sentence, chosen by measuring (TestAttackHoldout on the unseen
-// attacks-holdout4.txt, TestBenignCorpus): 5.0 flags 62% of the unseen set
-// with 0.060 flags per 1,000 benign lines, 6.0 60% with 0.040 (and flags
-// "Ignore all notifications from this thread"), 7.0 53% with 0.013.
-const modelThreshold = 7.0
+// sentence (that holds an agentive word: rules.go), chosen by measuring
+// TestAttackHoldout on the unseen attacks-holdout4.txt against
+// TestBenignCorpus: 2.0 flags 73% of the unseen set with 10 false flags
+// (8 in testdata/ui.txt), 3.0 71% with 6 (5), 4.0 62% with 3 (3, none in
+// documentation), 5.0 53% with 1, 6.0 44% with 1.
+const modelThreshold = 4.0
 
 // modelBits is how many bits of a feature's hash the model keeps.
 const modelBits = 16
@@ -23,9 +24,15 @@ const modelBits = 16
 // example is one sentence's features and whether it asks something of an
 // agent.
 type example struct {
-	feats []uint32
-	pos   bool
+	feats  []uint32
+	pos    bool
+	weight float64 // of a benign example: interface text counts more (uiWeight)
 }
+
+// uiWeight is how much an interface-text sentence counts against the
+// attacks, beside a sentence of documentation: interface text is short
+// and imperative, like an attack, and there is little of it.
+const uiWeight = 8
 
 // sentenceWords returns the words of each sentence of text, folded, as
 // Classify reads them.
@@ -82,22 +89,27 @@ func TestTrainModel(t *testing.T) {
 	for _, name := range []string{"attacks.txt", "attacks-holdout.txt", "attacks-holdout2.txt", "attacks-holdout3.txt"} {
 		for _, a := range attacksIn(t, name) {
 			for _, ws := range sentenceWords(a.text) {
-				train = append(train, example{featuresOf(ws), true})
+				train = append(train, example{featuresOf(ws), true, 1})
 			}
 		}
 	}
 	for _, l := range corpusSeeds(&testing.F{}, "flag.txt") {
 		for _, ws := range sentenceWords(l) {
-			train = append(train, example{featuresOf(ws), true})
+			train = append(train, example{featuresOf(ws), true, 1})
 		}
 	}
 	npos := len(train)
 	n := 0
 	py, md := pythonDocstrings(t, 60000), markdownDocs(t, "/usr/lib/node_modules", 60000)
-	for _, src := range []benignSource{goDocComments(t, 60000), manPages(t, 20000), {paras: okLines(t)}, trainingHalf(benignSource{paras: corpus(t, "ui.txt")}), trainingHalf(py), trainingHalf(md)} {
+	ui := benignSource{name: "ui", paras: append(okLines(t), trainingHalf(benignSource{paras: corpus(t, "ui.txt")}).paras...)}
+	for _, src := range []benignSource{goDocComments(t, 60000), manPages(t, 20000), ui, trainingHalf(py), trainingHalf(md)} {
+		weight := 1.0
+		if src.name == "ui" {
+			weight = uiWeight
+		}
 		for _, p := range src.paras {
 			for _, ws := range sentenceWords(p) {
-				e := example{featuresOf(ws), false}
+				e := example{featuresOf(ws), false, weight}
 				if n++; n%10 == 0 {
 					held = append(held, e)
 				} else {
@@ -127,7 +139,7 @@ func TestTrainModel(t *testing.T) {
 				z += w[f]
 			}
 			p := 1 / (1 + math.Exp(-z))
-			y, wt := 0.0, 1.0
+			y, wt := 0.0, e.weight
 			if e.pos {
 				y, wt = 1, posWeight
 			}

@@ -153,7 +153,7 @@ func classify(text string, every bool) []Match {
 		}
 		found := len(out)
 		defer func() {
-			if len(out) == found && lm != nil && realWords(words) >= minModelWords && lm.score(words) >= lm.threshold {
+			if len(out) == found && lm != nil && realWords(words) >= minModelWords && agentive(words) && lm.score(words) >= lm.threshold {
 				out = append(out, sentenceMatch(low, start, end, closestFamily(c, sat, touched)))
 			}
 			for _, ri := range touched {
@@ -197,6 +197,25 @@ func realWords(words []string) int {
 		}
 	}
 	return n
+}
+
+// agentiveWords are the words of which a sentence the model flags must
+// hold one: it speaks to someone (you), of the agent, of its user or of
+// its instructions. "Ignore all notifications from this thread" does not.
+var agentiveWords = map[string]bool{
+	"you": true, "your": true, "yours": true, "yourself": true, "user": true, "users": true, "assistant": true,
+	"agent": true, "agents": true, "ai": true, "model": true, "bot": true, "bots": true, "llm": true, "gpt": true,
+	"claude": true, "chatgpt": true, "gemini": true, "instructions": true, "instruction": true, "prompt": true,
+	"system": true, "human": true, "owner": true, "operator": true, "task": true, "me": true, "my": true,
+}
+
+func agentive(words []string) bool {
+	for _, w := range words {
+		if agentiveWords[w] {
+			return true
+		}
+	}
+	return false
 }
 
 // sentenceMatch is a match over a whole sentence, less the spaces and
