@@ -107,14 +107,14 @@ func TestAttackCorpus(t *testing.T) {
 // one, never tuned on, is the honest figure and only guards against a
 // regression.
 var holdoutFloor = map[string]int{
-	"attacks-holdout.txt": 90, "attacks-holdout2.txt": 90, "attacks-holdout3.txt": 90, "attacks-holdout4.txt": 50,
+	"attacks-holdout.txt": 90, "attacks-holdout2.txt": 90, "attacks-holdout3.txt": 90, "attacks-holdout4.txt": 55, "attacks-holdout5.txt": 50,
 }
 
 // TestAttackHoldout: the held-out passages (written after the rules and
 // never used to tune them) — the honest estimate of wording the rules have
 // not seen.
 func TestAttackHoldout(t *testing.T) {
-	for _, name := range []string{"attacks-holdout.txt", "attacks-holdout2.txt", "attacks-holdout3.txt", "attacks-holdout4.txt"} {
+	for _, name := range []string{"attacks-holdout.txt", "attacks-holdout2.txt", "attacks-holdout3.txt", "attacks-holdout4.txt", "attacks-holdout5.txt"} {
 		as := attacksIn(t, name)
 		hit := 0
 		for _, a := range as {
