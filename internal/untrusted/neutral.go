@@ -106,18 +106,10 @@ func neutralise(body, nonce string) string {
 }
 
 func neutralLine(line, nonce string) string {
-	if line == "" {
+	if line == "" || plainLine(line, nonce) {
 		return line
 	}
-	c := compactOf(line)
-	for k := len(line); k > 0; k-- { // each pass removes one copy
-		i := strings.Index(string(c.s), nonce)
-		if i < 0 {
-			break
-		}
-		line = line[:c.at[i]] + Removed + line[c.at[i+len(nonce)]:]
-		c = compactOf(line)
-	}
+	line, c := withoutNonce(line, nonce)
 	if !imitates(c.s, line) {
 		return line
 	}
@@ -144,7 +136,60 @@ func neutralLine(line, nonce string) string {
 			b.WriteRune(r)
 		}
 	}
-	return b.String()
+	out, _ := withoutNonce(b.String(), nonce) // "A>B" made "A)B" reads "ab": a copy may appear
+	return out
+}
+
+// withoutNonce removes every copy of nonce (compact) from line, in any
+// form, and returns the line and its compact form.
+func withoutNonce(line, nonce string) (string, compact) {
+	c := compactOf(line)
+	for k := len(line); k > 0; k-- { // each pass removes one copy
+		i := strings.Index(string(c.s), nonce)
+		if i < 0 {
+			break
+		}
+		line = line[:c.at[i]] + Removed + line[c.at[i+len(nonce)]:]
+		c = compactOf(line)
+	}
+	return line, c
+}
+
+// plainLine is the quick look for an ASCII line: it holds none of the
+// compact forms of Gasoline's words or of the nonce, so it imitates
+// nothing. (Letter-spaced text goes the long way: it folds together.)
+func plainLine(line, nonce string) bool {
+	var buf [256]byte
+	c := buf[:0]
+	for i := 0; i < len(line); i++ {
+		b := line[i]
+		switch {
+		case b >= utf8.RuneSelf:
+			return false
+		case b >= 'A' && b <= 'Z':
+			b += 'a' - 'A'
+		}
+		switch {
+		case b == 'l' || b == '1' || b == '|':
+			b = 'i'
+		case b == '0':
+			b = 'o'
+		case b >= 'a' && b <= 'z' || b >= '2' && b <= '9' || b == '<' || b == '>':
+		default:
+			continue
+		}
+		c = append(c, b)
+	}
+	s := string(c)
+	if strings.Contains(s, pageTextMark) || strings.Contains(s, nonce) {
+		return false
+	}
+	for _, m := range warningMarks {
+		if strings.Contains(s, m) {
+			return false
+		}
+	}
+	return !hasSpacedRun(line)
 }
 
 // ImitatesGasoline reports whether a line of page text reads as one of
