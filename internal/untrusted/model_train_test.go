@@ -11,11 +11,11 @@ import (
 var update = flag.Bool("update", false, "TestTrainModel: train the model and write model.bin")
 
 // modelThreshold is the log-odds at and over which the model flags a
-// sentence (that holds an agentive word: rules.go), chosen by measuring
-// TestAttackHoldout on the unseen attacks-holdout4.txt against
-// TestBenignCorpus: 2.0 flags 73% of the unseen set with 10 false flags
-// (8 in testdata/ui.txt), 3.0 71% with 6 (5), 4.0 62% with 3 (3, none in
-// documentation), 5.0 53% with 1, 6.0 44% with 1.
+// sentence (of six words or more that holds an agentive word: rules.go),
+// chosen by measuring TestAttackHoldout on attacks-holdout4.txt against
+// TestBenignCorpus: 3.0 flags 69% of it with 5 false flags (3 in
+// testdata/ui.txt), 4.0 67% with 2 (2, none in documentation), 5.0 64%
+// with 2.
 const modelThreshold = 4.0
 
 // modelBits is how many bits of a feature's hash the model keeps.

@@ -186,8 +186,8 @@ func classify(text string, every bool) []Match {
 }
 
 // minModelWords is the fewest words a sentence needs for the model to
-// judge it: a short one says too little.
-const minModelWords = 4
+// judge it: a short one ("Tell us about you") says too little.
+const minModelWords = 6
 
 func realWords(words []string) int {
 	n := 0
