@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // Result is one action's answer: what was done and what changed. Its
@@ -80,6 +81,33 @@ type Changes struct {
 func (c Changes) empty() bool {
 	return c.URL == nil && c.Title == nil && !c.Navigated && len(c.Dialogs) == 0 && len(c.Errors) == 0 &&
 		len(c.FailedRequests) == 0 && c.InFlight == 0 && c.Generation == nil
+}
+
+// PageText is the page text the result quotes (what the instruction
+// scanner reads, untrusted.Page): the target, what was read, the page's
+// title, URL, dialogs, errors and failed requests, what its messages
+// quote — never Gasoline's words around them. Keep it with the fields.
+func (r *Result) PageText() *untrusted.Page {
+	p := new(untrusted.Page).Add(r.Target, r.Snapshot).AddQuoted(r.Message).AddValue(r.Value)
+	if r.Page != nil {
+		p.Add(r.Page.URL, r.Page.Title)
+	}
+	for _, s := range r.Steps {
+		p.Add(s.Target).AddQuoted(s.Message).AddValue(s.Value)
+		if s.Error != nil {
+			p.AddQuoted(s.Error.Message)
+		}
+	}
+	c := r.Changes
+	for _, d := range []*Delta{c.URL, c.Title} {
+		if d != nil {
+			p.Add(d.From, d.To)
+		}
+	}
+	for _, d := range c.Dialogs {
+		p.Add(d.Message, d.DefaultPrompt)
+	}
+	return p.Add(c.Errors...).Add(c.FailedRequests...)
 }
 
 // Text is the compact, one-paragraph form of the result.

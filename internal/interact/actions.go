@@ -39,9 +39,9 @@ func (x *Interact) do(ctx context.Context, c *mcpserver.Call) (any, error) {
 		return nil, err
 	}
 	if c.Mode.Name == "handle_dialog" {
-		return mcpserver.Result(r.Text(), dialogAnswer(r))
+		return mcpserver.PageResult(r.Text(), dialogAnswer(r), r.PageText())
 	}
-	return mcpserver.Result(r.Text(), r)
+	return mcpserver.PageResult(r.Text(), r, r.PageText())
 }
 
 // DialogAnswer is handle_dialog's structured answer: the action's result

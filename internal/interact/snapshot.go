@@ -16,6 +16,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // SnapshotResult is observe snapshot's structured answer: the metadata; the
@@ -89,11 +90,11 @@ func (x *Interact) snapshot(ctx context.Context, c *mcpserver.Call) (any, error)
 		if res.File, err = x.saveSnapshot(tab, text); err != nil {
 			return nil, err
 		}
-		return mcpserver.Result(fmt.Sprintf("%s: %d lines written to %s", head, r.Shown, res.File), res)
+		return mcpserver.PageResult(fmt.Sprintf("%s: %d lines written to %s", head, r.Shown, res.File), res, new(untrusted.Page).Add(res.URL))
 	}
 	// The tree is in the text only: repeating it in the structured answer
 	// would double what the agent pays for in tokens.
-	return mcpserver.Result(head+"\n"+r.Text, res)
+	return mcpserver.PageResult(head+"\n"+r.Text, res, new(untrusted.Page).Add(res.URL, r.Text))
 }
 
 func (x *Interact) saveSnapshot(tab int, text string) (string, error) {

@@ -9,6 +9,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // The interact modes that manage the session's tabs: new_tab, navigate,
@@ -40,6 +41,9 @@ func (r TabResult) text(verb string) string {
 	return s
 }
 
+// page is the page text of the answer: the tab's URL and title.
+func (r TabResult) page() *untrusted.Page { return new(untrusted.Page).Add(r.URL, r.Title) }
+
 func clientName(c *mcpserver.Call) string { return c.Session.Info().Client.Name }
 
 func (x *Interact) newTab(ctx context.Context, c *mcpserver.Call) (any, error) {
@@ -50,7 +54,7 @@ func (x *Interact) newTab(ctx context.Context, c *mcpserver.Call) (any, error) {
 		return nil, err
 	}
 	r := tabResult(t, nav)
-	return mcpserver.Result(r.text("opened")+fmt.Sprintf(" in group %q", tabs.GroupTitle(clientName(c))), r)
+	return mcpserver.PageResult(r.text("opened")+fmt.Sprintf(" in group %q", tabs.GroupTitle(clientName(c))), r, r.page())
 }
 
 func (x *Interact) navigate(ctx context.Context, c *mcpserver.Call) (any, error) {
@@ -67,7 +71,7 @@ func (x *Interact) navigate(ctx context.Context, c *mcpserver.Call) (any, error)
 		return nil, err
 	}
 	r := tabResult(t, nav)
-	return mcpserver.Result(r.text("navigated"), r)
+	return mcpserver.PageResult(r.text("navigated"), r, r.page())
 }
 
 func (x *Interact) switchTab(ctx context.Context, c *mcpserver.Call) (any, error) {
@@ -86,7 +90,7 @@ func (x *Interact) switchTab(ctx context.Context, c *mcpserver.Call) (any, error
 			r.URL, r.Title = res.Tab.URL, res.Tab.Title
 		}
 	}
-	return mcpserver.Result(r.text("current"), r)
+	return mcpserver.PageResult(r.text("current"), r, r.page())
 }
 
 // CloseResult is close_tab's answer.
@@ -112,5 +116,5 @@ func (x *Interact) closeTab(ctx context.Context, c *mcpserver.Call) (any, error)
 	} else {
 		text += "; this session has no tab left"
 	}
-	return mcpserver.Result(text, r)
+	return mcpserver.PageResult(text, r, nil) // ids only
 }

@@ -160,6 +160,9 @@ func (s *Server) commandResult(ctx context.Context, c *Call) (any, error) {
 	res := okResult(cr)
 	res.IsError = orig.IsError
 	res.Content = orig.Content
+	if page, ok := pageOf(orig); ok {
+		WithPage(res, page) // the command's page text is this answer's
+	}
 	return res, nil
 }
 

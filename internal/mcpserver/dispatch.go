@@ -43,7 +43,7 @@ func (s *Server) dispatch(ctx context.Context, sess *session.Session, tool strin
 	if ok && ran && tools.PageText(key) {
 		res = s.fence(sess, res)
 	}
-	return res, key, class
+	return withoutPage(res), key, class
 }
 
 // route is dispatch before redaction. ran reports that the answer is the

@@ -17,6 +17,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // PageResult is observe page's answer.
@@ -94,7 +95,7 @@ func (o *Observer) page(ctx context.Context, c *mcpserver.Call) (any, error) {
 	if r.Note != "" {
 		b.WriteString("\n" + r.Note)
 	}
-	return mcpserver.Result(b.String(), r)
+	return mcpserver.PageResult(b.String(), r, new(untrusted.Page).Add(r.URL, r.Title).AddValue(r.Frames).AddValue(r.Dialogs))
 }
 
 // readPage fills r from the page: frames, then the document's state.
@@ -253,7 +254,11 @@ func (o *Observer) tabs(ctx context.Context, c *mcpserver.Call) (any, error) {
 		}
 		r.Tabs = append(r.Tabs, ti)
 	}
-	return mcpserver.Result(tabsText(r, info, c.Session.Info().Client.Name), r)
+	page := new(untrusted.Page)
+	for _, t := range r.Tabs {
+		page.Add(t.URL, t.Title)
+	}
+	return mcpserver.PageResult(tabsText(r, info, c.Session.Info().Client.Name), r, page)
 }
 
 // slotsOf is the browsers where the session has tabs or groups.

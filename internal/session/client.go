@@ -30,7 +30,6 @@ type Session struct {
 
 	keptN int // finished commands whose results are kept; guarded by m.ret.mu
 
-	nonce       string // fences page text in this session's results (untrusted.go)
 	pageWarning string // what its approval requests say about page text
 
 	// Who may attach (binding.go); set when the session is made.

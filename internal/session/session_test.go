@@ -256,20 +256,13 @@ func TestInfo(t *testing.T) {
 	})
 }
 
-func TestPageNonceAndWarning(t *testing.T) {
+func TestPageWarning(t *testing.T) {
 	m := New(t.Context(), nil)
 	a, _, _, err := m.Attach("a", HTTP)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _, _, _ := m.Attach("b", HTTP)
-	n := a.PageNonce()
-	if len(n) < 8 || a.PageNonce() != n {
-		t.Fatalf("PageNonce = %q, then %q; want one stable nonce of 8+ characters", n, a.PageNonce())
-	}
-	if b.PageNonce() == n {
-		t.Error("two sessions share a nonce")
-	}
 	if a.PageWarning() != "" {
 		t.Error("a new session has a page warning")
 	}
