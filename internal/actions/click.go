@@ -112,7 +112,11 @@ func (a *act) aim(ctx context.Context, t Target, hit bool) (x, y float64, desc s
 		if err != nil {
 			return 0, 0, "", err
 		}
-		return x, y, fmt.Sprintf("%s at (%g, %g)", describeBackend(ctx, a.s, h.BackendNodeID), x, y), nil
+		what := describeBackend(ctx, a.s, h.BackendNodeID)
+		if what == "" {
+			what = "the page"
+		}
+		return x, y, fmt.Sprintf("%s at (%g, %g)", what, x, y), nil
 	}
 	el, p, err := a.resolvePrep(ctx, t, true, true)
 	if err != nil {

@@ -223,3 +223,20 @@ func TestE2EInteractWaits(t *testing.T) {
 	x.act("wait_for_stable", map[string]any{"idle_ms": 200})
 	assert.Equal(t, "8", js[string](x.client, `document.body.dataset.n`), "stable only after the last mutation")
 }
+
+// TestE2EInteractIconButtons: a click lands on what the agent named when
+// what the hit test finds is inside it — an icon drawn by a ::before
+// pseudo-element, an svg, a slotted child of a shadow host — and only a
+// real cover is "covered", named.
+func TestE2EInteractIconButtons(t *testing.T) {
+	x := startInteract(t, "interact-icons")
+	x.open("icons.html")
+	for _, sel := range []string{"#refresh", "role=button[name=Save]", "#slotted"} {
+		a := x.act("click", map[string]any{"selector": sel})
+		t.Logf("%s: %s", sel, a.Text)
+	}
+	assert.Equal(t, "yes yes yes", js[string](x.client, `['refresh','save','slotted'].map(id => document.getElementById(id).dataset.clicked).join(' ')`))
+	a := x.fail("covered", "click", map[string]any{"selector": "#under"})
+	assert.Contains(t, a.Text, `is covered by div "cover"`, "the error names the cover")
+	assert.Empty(t, js[string](x.client, `document.getElementById('under').dataset.clicked || ''`), "a covered button is never clicked")
+}
