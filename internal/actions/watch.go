@@ -96,6 +96,15 @@ func (w *watcher) dialogOpened() bool {
 	return len(w.dialogs) > 0
 }
 
+// lastDialog is the last dialog seen so far.
+func (w *watcher) lastDialog() DialogInfo {
+	w.drain()
+	if len(w.dialogs) == 0 {
+		return DialogInfo{}
+	}
+	return w.dialogs[len(w.dialogs)-1]
+}
+
 // dialog returns the dialog subscription (nil once closed: never ready).
 func (w *watcher) dialog() <-chan jsonv2.Value { return w.subs[page.JavascriptDialogOpening.Method] }
 

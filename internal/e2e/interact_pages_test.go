@@ -240,3 +240,33 @@ func TestE2EInteractIconButtons(t *testing.T) {
 	assert.Contains(t, a.Text, `is covered by div "cover"`, "the error names the cover")
 	assert.Empty(t, js[string](x.client, `document.getElementById('under').dataset.clicked || ''`), "a covered button is never clicked")
 }
+
+// TestE2EInteractDialogsEndCalls: a dialog that opens during a navigation
+// ends the call at once with dialog_open naming it (the calls give a
+// minute: one that waited behind the dialog would end in timeout), and
+// handle_dialog clears it.
+func TestE2EInteractDialogsEndCalls(t *testing.T) {
+	x := startInteract(t, "interact-leave")
+	x.open("unsaved.html")
+	x.act("type", map[string]any{"selector": "#draft", "text": "unsaved words"}) // trusted input: the page may ask before it unloads
+
+	a := x.call("interact", map[string]any{"what": "navigate", "url": x.PageURL("pages/actions/form.html"), "timeout_ms": 60000})
+	require.True(t, a.IsError, "navigate away from unsaved work: %s", a.Text)
+	assert.Equal(t, "dialog_open", a.code(), a.Text)
+	assert.Contains(t, a.Text, "beforeunload", a.Text)
+	x.fail("dialog_open", "navigate", map[string]any{"url": x.PageURL("pages/actions/form.html")}) // still open: said at once
+	x.act("handle_dialog", map[string]any{"accept": false})
+	assert.Equal(t, "unsaved words", js[string](x.client, `document.getElementById('draft').value`), "staying keeps the page")
+
+	a = x.call("interact", map[string]any{"what": "refresh", "timeout_ms": 60000})
+	assert.Equal(t, "dialog_open", a.code(), "refresh with unsaved work: %s", a.Text)
+	x.act("handle_dialog", map[string]any{"accept": false})
+
+	js[bool](x.client, `dirty = false; true`) // saved: leaving asks nothing now
+	a = x.call("interact", map[string]any{"what": "navigate", "url": x.PageURL("pages/actions/alert-on-load.html"), "timeout_ms": 60000})
+	assert.Equal(t, "dialog_open", a.code(), "navigate to a page that alerts while loading: %s", a.Text)
+	assert.Contains(t, a.Text, `alert dialog ("Welcome back")`, a.Text)
+	a = x.act("handle_dialog", map[string]any{"accept": true})
+	assert.Contains(t, a.Text, "Welcome back", a.Text)
+	jsUntil(x.client, `document.getElementById('out').textContent === 'after'`, 20*time.Second)
+}
