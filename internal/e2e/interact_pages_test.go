@@ -270,3 +270,20 @@ func TestE2EInteractDialogsEndCalls(t *testing.T) {
 	assert.Contains(t, a.Text, "Welcome back", a.Text)
 	jsUntil(x.client, `document.getElementById('out').textContent === 'after'`, 20*time.Second)
 }
+
+// TestE2ESnapshotWaitsForFirstRender: a page that has drawn nothing yet is
+// waited for, bounded, and when nothing comes the snapshot says so
+// instead of answering an empty tree; a page that draws shows its tree.
+func TestE2ESnapshotWaitsForFirstRender(t *testing.T) {
+	x := startInteract(t, "snapshot-render")
+	x.open("unrendered.html")
+	a := x.observe("snapshot", nil)
+	assert.Contains(t, a.Text, "the page has not rendered content yet", a.Text)
+	assert.Equal(t, true, a.Data["not_rendered"], a.Text)
+
+	x.act("navigate", map[string]any{"url": x.PageURL("pages/actions/unrendered.html#ready")})
+	x.act("refresh", nil)
+	a = x.observe("snapshot", nil)
+	assert.NotContains(t, a.Text, "not rendered", a.Text)
+	assert.Contains(t, a.Page, `button "Compose"`, a.Text)
+}

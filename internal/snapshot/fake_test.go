@@ -15,15 +15,16 @@ import (
 // its walker returns canned records, its elements have backend ids, and
 // tests can remove elements, kill worlds or make a frame out of process.
 type fakeTab struct {
-	mu      sync.Mutex
-	records map[string]string // session → walker records
-	frames  map[string]string // session → its main frame id
-	backend map[int]int       // ref → backend node id; absent = removed
-	iframe  map[int]string    // ref of an iframe → its frame id
-	dead    map[int]bool      // execution contexts that are gone
-	ctxs    int
-	calls   []string // methods, in order
-	walks   []map[string]any
+	mu       sync.Mutex
+	records  map[string]string // session → walker records
+	frames   map[string]string // session → its main frame id
+	backend  map[int]int       // ref → backend node id; absent = removed
+	iframe   map[int]string    // ref of an iframe → its frame id
+	dead     map[int]bool      // execution contexts that are gone
+	ctxs     int
+	calls    []string // methods, in order
+	rendered *bool    // what the page says of its first content (nil: drawn)
+	walks    []map[string]any
 }
 
 func newFakeTab() *fakeTab {
@@ -148,6 +149,8 @@ func (f *fakeTab) call(sid string, p map[string]any) (any, error) {
 				"deepSerializedValue": map[string]any{"type": "node", "value": map[string]any{"backendNodeId": id}}}}, nil
 		}
 		return map[string]any{"result": map[string]any{"type": "object", "subtype": "node", "objectId": fmt.Sprint("obj-", ref)}}, nil
+	case renderedJS:
+		return map[string]any{"result": map[string]any{"type": "boolean", "value": f.rendered == nil || *f.rendered}}, nil
 	case frameJS:
 		for ref, frame := range f.iframe {
 			if frame != "" && arg == "#"+frame {

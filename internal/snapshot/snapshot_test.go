@@ -180,3 +180,21 @@ func TestTakeRejectsNegativeOptions(t *testing.T) {
 	_, err := s.Take(context.Background(), tabID, Options{Limit: -1})
 	assert.Error(t, err)
 }
+
+func TestNotRenderedYetIsSaid(t *testing.T) {
+	f := newFakeTab()
+	no := false
+	f.rendered = &no
+	s := newTestSnapshotter(f, nil)
+	r, err := s.Take(context.Background(), tabID, Options{})
+	require.NoError(t, err)
+	assert.True(t, r.NotRendered, "a page that drew nothing within the wait is said to be rendering")
+	r, err = s.Take(context.Background(), tabID, Options{Find: "x"})
+	require.NoError(t, err)
+	assert.True(t, r.NotRendered)
+	yes := true
+	f.rendered = &yes
+	r, err = s.Take(context.Background(), tabID, Options{})
+	require.NoError(t, err)
+	assert.False(t, r.NotRendered)
+}
