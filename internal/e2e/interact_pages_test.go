@@ -287,3 +287,28 @@ func TestE2ESnapshotWaitsForFirstRender(t *testing.T) {
 	assert.NotContains(t, a.Text, "not rendered", a.Text)
 	assert.Contains(t, a.Page, `button "Compose"`, a.Text)
 }
+
+// TestE2EInteractTypeIntoEditors: typing is checked where the text lands.
+// Editors that keep their text outside any value (CodeMirror 5's and
+// Monaco's hidden textarea, emptied on every input) and contenteditable
+// regions answer success once; get_value reads the editor's text; only an
+// editor that truly took nothing answers not_applied.
+func TestE2EInteractTypeIntoEditors(t *testing.T) {
+	x := startInteract(t, "interact-editors")
+	x.open("editors.html")
+	a := x.act("type", map[string]any{"selector": "#cm textarea", "text": "print(6 * 7)"})
+	assert.Contains(t, a.Text, `typed "print(6 * 7)"`, a.Text)
+	assert.Equal(t, "print(6 * 7)", x.act("get_value", map[string]any{"selector": "#cm textarea"}).Data["value"])
+	assert.Equal(t, "print(6 * 7)", x.act("get_value", map[string]any{"selector": "#cm"}).Data["value"], "the editor's box reads as its text")
+
+	x.act("type", map[string]any{"selector": "label=Script", "text": "let a = 1;\nlet b = 2;"})
+	assert.Equal(t, "let a = 1;\nlet b = 2;", x.act("get_value", map[string]any{"selector": "label=Script"}).Data["value"])
+	x.act("type", map[string]any{"selector": "#monaco", "text": "\n// done"}) // the editor's box takes the text into its input
+	assert.Equal(t, "let a = 1;\nlet b = 2;\n// done", x.act("get_value", map[string]any{"selector": "#monaco"}).Data["value"])
+
+	a = x.act("type", map[string]any{"selector": "label=Notes", "text": " thanks"})
+	assert.NotContains(t, a.Text, "reformatted", a.Text)
+	assert.Contains(t, x.act("get_value", map[string]any{"selector": "label=Notes"}).Data["value"], "thanks")
+
+	x.fail("not_applied", "type", map[string]any{"selector": "label=Frozen", "text": "lost"})
+}
