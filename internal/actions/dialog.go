@@ -63,7 +63,7 @@ func (a *act) dialogBlocked(err error, doing string) error {
 	}
 	advice := "answer it with handle_dialog (accept: true or false)"
 	if d.Type == string(page.DialogTypeBeforeunload) {
-		what += " asks whether to leave the page (it may have unsaved changes)"
+		what += ", which asks whether to leave the page (it may have unsaved changes)"
 		advice = "handle_dialog accept:true leaves the page and lets the navigation go on, accept:false stays"
 	}
 	return &tools.Error{Code: CodeDialogOpen, NextAction: nextDialog,

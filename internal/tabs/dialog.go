@@ -68,7 +68,7 @@ func DialogOpen(tab int, typ, message, doing string) *tools.Error {
 	}
 	advice := "answer it with handle_dialog (accept: true or false)"
 	if typ == string(page.DialogTypeBeforeunload) {
-		what += " asks whether to leave the page (it may have unsaved changes)"
+		what += ", which asks whether to leave the page (it may have unsaved changes)"
 		advice = "handle_dialog accept:true leaves the page and lets the navigation go on, accept:false stays"
 	}
 	return &tools.Error{Code: CodeDialogOpen,

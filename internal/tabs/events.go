@@ -39,6 +39,9 @@ func (m *Manager) OnEvent(method string, params json.RawMessage) {
 	case "tabs.updated":
 		if m.reg.Owned(p.TabID) {
 			m.setURL(p.TabID, p.URL)
+			if p.URL != "" {
+				m.popupSignal() // an answer may wait to name a popup's page
+			}
 		}
 	case "tabs.opened":
 		m.opened(p.TabID, p.Opener, p.GroupID, p.URL)

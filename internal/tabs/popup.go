@@ -108,6 +108,18 @@ func (m *Manager) joinGroup(ctx context.Context, sid string, tab int, inGroup bo
 	}
 }
 
+// blank reports a popup whose page is not known yet (a page may open a
+// blank window and give it its address a moment later): the answer waits,
+// bounded, to name it.
+func blank(ps []Popup) bool {
+	for _, p := range ps {
+		if p.URL == "" || p.URL == "about:blank" {
+			return true
+		}
+	}
+	return false
+}
+
 // popupSignal wakes AwaitPopups.
 func (m *Manager) popupSignal() {
 	m.mu.Lock()
@@ -162,7 +174,7 @@ func (m *Manager) AwaitPopups(ctx context.Context, sid string, opener int, mark 
 				out = append(out, Popup{TabID: t, URL: m.URL(t)})
 			}
 		}
-		if len(out) >= want {
+		if len(out) >= want && !blank(out) {
 			return out
 		}
 		select {
