@@ -47,9 +47,11 @@ func TestE2ERealAppJupyter(t *testing.T) {
 		nbName = notebookName(t, j)
 		nbTab = rec.opened(a, tree, "/notebooks/"+nbName) // item 1: the popup is the session's and the answer names it
 		rec.waitSelector(".CodeMirror", map[string]any{"tab_id": nbTab})
+		// The notebook is ready when its kernel is (a cell run before then is dropped).
+		rec.act("wait_for", map[string]any{"selector": ".kernel_idle_icon", "state": "attached", "timeout_ms": 30000})
 
 		// Item 3: typing into CodeMirror answers success once; get_value reads it.
-		code := "print(6 * 7)"
+		code := "x = 6 * 7\nprint(x)" // CodeMirror 5 empties its textarea on a line break
 		a = rec.act("type", map[string]any{"selector": ".cell .CodeMirror textarea", "text": code})
 		require.NotContains(t, a.Text, "not_applied", "type into CodeMirror")
 		v := rec.act("get_value", map[string]any{"selector": ".cell .CodeMirror textarea"})
@@ -121,7 +123,7 @@ func TestE2ERealAppJupyter(t *testing.T) {
 		a := rec.act("click", map[string]any{"selector": "text=Text File"})
 		edit := rec.opened(a, tree, "/edit/untitled.txt")
 		rec.waitSelector(".CodeMirror", map[string]any{"tab_id": edit})
-		text := "hello from the agent"
+		text := "hello from the agent\nsecond line"
 		a = rec.act("type", map[string]any{"selector": ".CodeMirror textarea", "text": text, "tab_id": edit})
 		require.NotContains(t, a.Text, "not_applied", "type into the text editor")
 		rec.act("key_press", map[string]any{"keys": "Control+s"})
