@@ -41,6 +41,7 @@ func TestE2ERealAppJupyter(t *testing.T) {
 	var nbName string
 	t.Run("notebook: make one and run a cell", func(t *testing.T) {
 		rec.t = t
+		rec.act("click", map[string]any{"selector": `role=button[name="Refresh notebook list"]`}) // item 2: an icon button
 		rec.act("click", map[string]any{"selector": "role=button[name=New]"})
 		rec.waitSelector("text=Python 3 (ipykernel)", nil) // the kernels are listed from the API
 		a := rec.act("click", map[string]any{"selector": "text=Python 3 (ipykernel)"})
