@@ -24,6 +24,7 @@ type fakeTab struct {
 	ctxs     int
 	calls    []string // methods, in order
 	rendered *bool    // what the page says of its first content (nil: drawn)
+	keepNext bool     // the walker answers the next it was given
 	walks    []map[string]any
 }
 
@@ -136,6 +137,9 @@ func (f *fakeTab) call(sid string, p map[string]any) (any, error) {
 				n, _ := atoi(fs[4])
 				next = max(next, n+1)
 			}
+		}
+		if f.keepNext { // the page's world kept numbers from a walk that was not committed
+			next = int(a["next"].(float64))
 		}
 		return map[string]any{"result": map[string]any{"type": "object", "value": map[string]any{"records": recs, "next": next, "nodes": 1, "ms": 1.5}}}, nil
 	case resolveJS:

@@ -198,3 +198,19 @@ func TestNotRenderedYetIsSaid(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, r.NotRendered)
 }
+
+// A walk that was not committed (the tab navigated during it) left its
+// numbers in the page's world, which the same document keeps: the next
+// snapshot's new elements never take a number already shown.
+func TestRefNumbersNeverRepeat(t *testing.T) {
+	f := newFakeTab()
+	f.records[""] = rec(`0|button|Old||5|`)
+	f.keepNext = true
+	s := newTestSnapshotter(f, nil)
+	_, err := s.Take(context.Background(), tabID, Options{})
+	require.NoError(t, err)
+	f.records[""] = rec(`0|button|Old||5|`, `0|button|New||{n}|`)
+	r, err := s.Take(context.Background(), tabID, Options{})
+	require.NoError(t, err)
+	assert.Contains(t, r.Text, `button "New" [e6]`, "a new element takes a number past every one shown:\n%s", r.Text)
+}
