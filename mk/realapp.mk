@@ -19,3 +19,14 @@ jupyter:
 	@test -x "$(JUPYTER)" || { echo "jupyter-notebook still missing at $(JUPYTER)" >&2; exit 1; }
 
 test e2e: jupyter
+
+# bench-realapp: the real-app side by side (bench/realapp.mjs): a scripted
+# agent does the suite's four Jupyter tasks through Gasoline's tools
+# (default policy, the harness approving each prompt) and Playwright MCP's,
+# counting tool calls, KiB of text returned and prompts per task; writes
+# bench/results/realapp-<date>.md. Never fails on the numbers.
+.PHONY: bench-realapp
+bench-realapp: chromium jupyter bench-deps
+	CHROMIUM=$(CHROMIUM) node bench/realapp.mjs
+
+bench: bench-realapp
