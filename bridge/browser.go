@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/analyze"
+	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/interact"
@@ -65,7 +66,8 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 	s.links.SetInUse(b.tabs.Registry().InUse) // a browser away keeps its tab ids while sessions hold tabs there
 	b.feed = observe.NewFeed(ctx, observe.FeedConfig{Store: store, Owned: b.tabs.Registry().Owned, CDP: session, Logger: s.log})
 	b.act = interact.New(interact.Config{Tabs: b.tabs, CDP: session, Link: s.links, Capture: store, Dir: s.cfg.Dir,
-		Egress: s.safe.Egress(), Secrets: s.safe.MaskSelectors, Logger: s.log})
+		Egress: s.safe.Egress(), Secrets: s.safe.MaskSelectors, Logger: s.log,
+		Redact: func(text string) (string, error) { return s.safe.RedactText("", text) }})
 	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Browsers: s.links, Dir: s.cfg.Dir,
 		ResolveRef: b.act.ResolveRef, Noise: b.noise, Logger: s.log})
 	b.ana = s.newAnalyzer(b)
@@ -125,3 +127,10 @@ func (s *Server) Tabs() *tabs.Manager { return s.browser.tabs }
 // Children returns a tab's live child sessions (workers and out-of-process
 // iframes), for tests.
 func (s *Server) Children(tab int) []observe.Child { return s.browser.feed.Children(tab) }
+
+// page is a tab's title and address as the browser reports them, for an
+// approval prompt (gate.Config.Page).
+func (b *browser) page(ctx context.Context, tab int) (approval.Page, error) {
+	t, err := b.tabs.Info(ctx, tab)
+	return approval.Page{Title: t.Title, URL: t.URL}, err
+}

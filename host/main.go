@@ -17,6 +17,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/approvecli"
 	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/doctor"
+	"github.com/gasoline-mcp/gasoline/internal/guardcli"
 	"github.com/gasoline-mcp/gasoline/internal/install"
 	"github.com/gasoline-mcp/gasoline/internal/mcpconfig"
 	"github.com/gasoline-mcp/gasoline/internal/mcprelay"
@@ -47,6 +48,8 @@ modes:
   token [print|rotate]          print or replace the agent (MCP) credential
   doctor                        check every part and name the fix for each failure
   approve|deny <request_id>     decide a pending approval
+  policy [add|remove|reset …]   show or change the approval rules (yours alone: agents may only tighten them)
+  redaction [add|remove …]      show or change the redaction patterns (yours alone to remove)
   version                       print the version
 `
 
@@ -82,6 +85,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return doctor.Main(ctx, rest, stdout, stderr)
 	case mode == "approve" || mode == "deny":
 		return approvecli.Main(ctx, mode == "deny", rest, stdin, stdout, stderr)
+	case mode == "policy" || mode == "redaction":
+		return guardcli.Main(ctx, mode == "redaction", rest, stdin, stdout, stderr)
 	case mode == "version" || mode == "--version":
 		fmt.Fprintln(stdout, version.Version)
 		return nil

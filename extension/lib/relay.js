@@ -159,7 +159,30 @@ export class Relay {
   /** chrome.tabs.onUpdated */
   updated(tabId, change) {
     if (change.status === 'loading') this.cdp.inflight.recovered(tabId);
+    if (typeof change.url === 'string') this.urlChanged(tabId, change.url);
     this.watch.updated(tabId, change);
+  }
+
+  /**
+   * A tab went to a page no agent may drive (a file: page, an extension's
+   * page, a browser page): its debugger is detached at once and every
+   * command on it is refused until it shows an allowed page again.
+   */
+  urlChanged(tabId, url) {
+    const why = this.attachments.urlChanged(tabId, url);
+    if (!why || !this.attachments.has(tabId)) return;
+    this.idle.clear(tabId);
+    this.attachments
+      .detach(tabId)
+      .then((was) => {
+        if (!was) return;
+        this.log(`detached from tab ${tabId}: it shows ${why}`);
+        this.notify('cdp.detached', {
+          tab_id: tabId,
+          reason: 'restricted_page',
+        });
+      })
+      .catch(() => {}); // closed meanwhile; tabs.removed tells the daemon
   }
 
   /** Inspector.targetCrashed: fail the page's commands now, not never. */

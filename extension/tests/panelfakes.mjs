@@ -210,6 +210,7 @@ export const clickRequest = (id = 'req_1', extra = {}) => ({
   session_id: 'sess_abc',
   action: 'interact.click',
   class: 'mutating',
+  describe: 'Click on the page',
   scope: { tab_id: 7, origin: 'https://shop.example' },
   target: 'button "Pay now" on https://shop.example/checkout',
   created_at: '2030-01-01T00:00:00Z',

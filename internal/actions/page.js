@@ -21,7 +21,30 @@
   const secretSelf = (el) => secret(el); // el itself, for walks that stop there
 
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
-  const clip = (s, n) => (s.length > n ? s.slice(0, n - 1).trimEnd() + '…' : s);
+  // clip never cuts inside a run that could be a secret (a token, a key, a
+  // grouped number): the gateway redacts the answer afterwards and would
+  // not recognise half of one. The same rule as internal/redact SafeCut.
+  const clip = (s, n) => (s.length > n ? safeCut(s, n - 1).trimEnd() + '…' : s);
+  const isTok = (c) => /[\w\-+/=.~%]/.test(c || '');
+  const isDig = (c) => c >= '0' && c <= '9';
+  const isSep = (c) => c === ' ' || c === '-';
+  function safeCut(s, n) {
+    let i = n;
+    const run = isTok(s[i]) && isTok(s[i - 1]);
+    const groups = (isDig(s[i - 1]) && isSep(s[i]) && isDig(s[i + 1])) || (isSep(s[i - 1]) && isDig(s[i - 2]) && isDig(s[i]));
+    if (i <= 0 || (!run && !groups)) return s.slice(0, Math.max(i, 0));
+    if (isSep(s[i - 1])) i--;
+    let digits = true;
+    while (i > 0 && isTok(s[i - 1])) {
+      digits = digits && isDig(s[i - 1]);
+      i--;
+    }
+    while (digits && i >= 2 && isSep(s[i - 1]) && isDig(s[i - 2])) {
+      i--;
+      while (i > 0 && isDig(s[i - 1])) i--;
+    }
+    return s.slice(0, i);
+  }
   const fail = (code, message) => {
     throw JSON.stringify({ code, message });
   };
@@ -142,6 +165,30 @@
     if (id) return `${el.localName} "${clip(id, 40)}"`;
     const text = clip(norm(V.text(el, 80, secret).text), 40);
     return el.localName + (text ? ` "${text}"` : '');
+  }
+
+  // seen names el for a person deciding whether to let an action on it
+  // run: its role and the text drawn in it, and its accessible name too
+  // when that says something else (an aria-label that hides what the
+  // button shows): button showing "Transfer $5,000" (labelled "Close").
+  // A form control shows its visible label (or placeholder) as its text.
+  function seen(el) {
+    if (!el || el.nodeType !== 1 || isSecret(el)) return describe(el);
+    const role = roleOf(el) || el.localName;
+    const name = clip(norm(nameOf(el, role)), 200);
+    let text;
+    if (el.matches(CONTROLS) && !FROM_CONTENT.has(role)) {
+      const labels = el.labels ? [...el.labels].map((l) => textWithout(l, el)).join(' ') : '';
+      text = norm(labels) || el.getAttribute('placeholder') || '';
+    } else {
+      text = norm(V.text(el, 400, secret).text);
+      if (!text && el.localName === 'input' && ['submit', 'reset', 'button'].includes(el.type)) text = el.value;
+    }
+    text = clip(norm(text), 200);
+    const q = (s) => JSON.stringify(s);
+    if (!text || text.toLowerCase() === name.toLowerCase()) return name ? `${role} ${q(name)}` : describe(el);
+    if (!name) return `${role} showing ${q(text)}`;
+    return `${role} showing ${q(text)} (labelled ${q(name)})`;
   }
 
   function visible(el) {
@@ -386,5 +433,5 @@
     return desc;
   }
 
-  globalThis.__gasolineActions = { all, contains, describe, find, frame, hit, labelOf, nameOf, prepare, query, roleOf, visible, editable, norm, clip, fail, setMask, isSecret, secretSelf };
+  globalThis.__gasolineActions = { all, contains, describe, find, frame, hit, labelOf, nameOf, prepare, query, roleOf, seen, visible, editable, norm, clip, fail, setMask, isSecret, secretSelf };
 })();

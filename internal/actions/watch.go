@@ -3,6 +3,7 @@ package actions
 import (
 	"context"
 	"fmt"
+	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"strings"
 	"time"
 
@@ -252,7 +253,10 @@ func argsText(args []*runtime.RemoteObject) string {
 	return strings.Join(parts, " ")
 }
 
-// clip shortens s to at most n runes, marking the cut with "…".
+// clip shortens s to at most n runes, marking the cut with "…". The cut
+// never splits a run that could be a secret (redact.SafeCut): the
+// gateway redacts the answer afterwards and would not recognise half a
+// token.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -261,5 +265,5 @@ func clip(s string, n int) string {
 	if len(r) <= n {
 		return s
 	}
-	return string(r[:n-1]) + "…"
+	return s[:redact.SafeCut(s, len(string(r[:n-1])))] + "…"
 }

@@ -123,7 +123,7 @@ func TestE2EUntrustedHiddenText(t *testing.T) {
 		assert.Greater(t, e.a.Data["hidden_dropped"], 0.0, "%s counts what it dropped", e.name)
 		assert.Contains(t, e.a.Text, "passage(s) of page text no person can see (hidden_dropped)", "%s: the note", e.name)
 	}
-	assert.EqualValues(t, 29, snap.Data["hidden_dropped"], "every hidden passage but the two display:none ones is counted")
+	assert.EqualValues(t, 30, snap.Data["hidden_dropped"], "every hidden passage but the two display:none ones is counted, and the clipped tail of the ellipsis")
 
 	t.Run("names from visually-hidden labels stay, capped", func(t *testing.T) {
 		body := snap.Page
@@ -180,7 +180,8 @@ const hiddenJS = `(() => {
     const cs = getComputedStyle(el);
     if (cs.display === 'none' || ['script', 'style', 'head', 'noscript', 'template', 'select'].includes(el.localName)) return;
     const c = V.enter(el, cs, ctx);
-    for (const k of (el.shadowRoot || el).childNodes) {
+    const kids = el.localName === 'details' && !el.open ? [el.querySelector(':scope > summary')].filter(Boolean) : (el.shadowRoot || el).childNodes;
+    for (const k of kids) {
       if (k.nodeType === 1) walk(k, c);
       else if (k.nodeType === 3 && /\S/.test(k.data)) { const w = V.textHidden(k, cs, c); if (w) out.push(w + ': ' + k.data.trim()); }
     }
@@ -293,7 +294,7 @@ func elicitingClient(t *testing.T, c *Chain, seen chan<- string) *client {
 // though it declares elicitation, is never asked: nothing that travels
 // over the agent's session decides an approval (docs/SECURITY.md).
 func TestE2EUntrustedWarningReachesTheUser(t *testing.T) {
-	c := StartChainWith(t, hostBin, ChainOptions{Policy: gateClicksPolicy})
+	c := StartChainWith(t, hostBin, ChainOptions{Policy: gateClicksPolicy, RemoteDebugging: true})
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	seen := make(chan string, 4)

@@ -28,8 +28,10 @@ type SnapshotResult struct {
 	Shown      int    `json:"shown"` // lines shown (depth and limit cut)
 	Refs       int    `json:"refs"`
 	// HiddenDropped counts text left out because no person sees it.
-	HiddenDropped int    `json:"hidden_dropped"`
-	File          string `json:"file,omitempty"` // to_file: where the text went
+	HiddenDropped int `json:"hidden_dropped"`
+	// HiddenReasons is HiddenDropped by reason (internal/visible).
+	HiddenReasons map[string]int `json:"hidden_reasons,omitempty"`
+	File          string         `json:"file,omitempty"` // to_file: where the text went
 	// Matches counts the lines a find matched; Diff what a diff found.
 	Matches *int                `json:"matches,omitempty"`
 	Diff    *snapshot.DiffStats `json:"diff,omitempty"`
@@ -71,7 +73,7 @@ func (x *Interact) snapshot(ctx context.Context, c *mcpserver.Call) (any, error)
 	if err != nil {
 		return nil, snapshotErr(err)
 	}
-	res := SnapshotResult{TabID: tab, URL: x.tabs.URL(tab), Generation: r.Generation, Nodes: r.Nodes, Shown: r.Shown, Refs: r.Refs, HiddenDropped: r.Hidden, Diff: r.Diff}
+	res := SnapshotResult{TabID: tab, URL: x.tabs.URL(tab), Generation: r.Generation, Nodes: r.Nodes, Shown: r.Shown, Refs: r.Refs, HiddenDropped: r.Hidden, HiddenReasons: r.HiddenWhy, Diff: r.Diff}
 	head := fmt.Sprintf("tab %d snapshot %d (%d refs)", tab, r.Generation, r.Refs)
 	if res.URL != "" {
 		head += " of " + res.URL

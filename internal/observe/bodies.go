@@ -13,6 +13,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
@@ -198,13 +199,12 @@ func bodyError(err error) string {
 	return "the body could not be read: " + msg
 }
 
-// cut truncates s to n bytes on a rune boundary.
+// cut truncates s to n bytes on a rune boundary, never inside a run that
+// could be half a secret (redact.SafeCut): the gateway redacts the answer
+// afterwards.
 func cut(s string, n int) (string, bool) {
 	if len(s) <= n {
 		return s, false
 	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n], true
+	return s[:redact.SafeCut(s, n)], true
 }

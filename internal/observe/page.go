@@ -9,6 +9,7 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 
 	"github.com/gasoline-mcp/gasoline/internal/browsers"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
@@ -48,7 +49,7 @@ type Frame struct {
 	URL    string `json:"url"`
 }
 
-const pageProbe = `(() => ({url: location.href, title: document.title, ready: document.readyState,
+const pageProbe = `(() => ({ready: document.readyState,
 visibility: document.visibilityState, w: innerWidth, h: innerHeight, dpr: devicePixelRatio,
 sx: Math.round(scrollX), sy: Math.round(scrollY)}))()`
 
@@ -108,16 +109,33 @@ func (o *Observer) readPage(ctx context.Context, s *cdp.Session, r *PageResult) 
 	}
 	r.Frames = append(r.Frames, o.childFrames(ctx, s)...)
 	var p struct {
-		URL, Title, Ready, Visibility string
-		W, H, SX, SY                  int
-		DPR                           float64
+		Ready, Visibility string
+		W, H, SX, SY      int
+		DPR               float64
 	}
 	if err := evalJSON(ctx, s, pageProbe, &p); err != nil {
 		return err
 	}
-	r.URL, r.Title, r.LoadState, r.Visibility = p.URL, p.Title, p.Ready, p.Visibility
+	r.LoadState, r.Visibility = p.Ready, p.Visibility
+	// The address and title as the browser reports them (the tab strip's),
+	// never as the page's own script would: a page can fake document.title
+	// and location with getters of its own.
+	r.URL, r.Title = o.browserTitle(ctx, s, r.URL)
 	r.Viewport = &Viewport{Width: p.W, Height: p.H, DPR: p.DPR, ScrollX: p.SX, ScrollY: p.SY}
 	return nil
+}
+
+// browserTitle is the tab's address and title from the browser (tab
+// info), else from CDP's target info; frameURL (the frame tree's, also
+// the browser's) when neither answers.
+func (o *Observer) browserTitle(ctx context.Context, s *cdp.Session, frameURL string) (string, string) {
+	if t, err := o.cfg.Tabs.Info(ctx, s.TabID()); err == nil && t.URL != "" {
+		return t.URL, t.Title
+	}
+	if info, err := cdproto.Call(ctx, s, target.GetTargetInfo, target.GetTargetInfoParams{}); err == nil && info.TargetInfo != nil {
+		return info.TargetInfo.URL, info.TargetInfo.Title
+	}
+	return frameURL, ""
 }
 
 func frames(t *page.FrameTree, out []Frame) []Frame {

@@ -63,8 +63,8 @@ const maskRule = `{filter:brightness(0) !important;color:#000 !important;-webkit
 // cross-origin frame in the page's process) is marked with the token and
 // painted black whole. It reports the tab's visibility, how many elements
 // the mask covers and how many frames it blacked out.
-const maskOn = `((sels, rule, token) => {` + maskWalk + `
-  const css = sels.map((x) => x + rule).concat('[data-gasoline-opaque="' + token + '"]' + rule).join('\n');
+const maskOn = `((sels, rule, token) => {` + sensitive.DotsJS + maskWalk + `
+  const css = sels.map((x) => x + rule).concat('[data-gasoline-opaque="' + token + '"]' + rule, '[data-gasoline-dots="' + token + '"]' + rule).join('\n');
   const hit = new Set(); let frames = 0;
   walk((root) => {
     root.querySelectorAll('style#__gasoline_mask').forEach((x) => x.remove());
@@ -72,6 +72,8 @@ const maskOn = `((sels, rule, token) => {` + maskWalk + `
     s.id = '__gasoline_mask'; s.dataset.token = token; s.textContent = css;
     (root.head || root.documentElement || root).appendChild(s);
     for (const x of sels) { try { root.querySelectorAll(x).forEach((e) => hit.add(e)); } catch {} }
+    // Drawn as dots (internal/sensitive): no selector says so, the style does.
+    root.querySelectorAll('*').forEach((e) => { if (gasolineDrawnAsDots(e)) { e.setAttribute('data-gasoline-dots', token); hit.add(e); } });
   }, (el) => {
     if (el.getAttribute('data-gasoline-inside') === token) return; // masked in its own session
     el.setAttribute('data-gasoline-opaque', token); frames++;
@@ -90,6 +92,7 @@ const maskHeld = `((token) => {` + maskWalk + `
     const mine = root.querySelectorAll('style#__gasoline_mask');
     if (![...mine].some((x) => x.dataset.token === token)) ok = false;
     mine.forEach((x) => x.remove());
+    root.querySelectorAll('[data-gasoline-dots]').forEach((e) => e.removeAttribute('data-gasoline-dots'));
   }, (el) => {
     const inside = el.getAttribute('data-gasoline-inside') === token;
     if (!inside && el.getAttribute('data-gasoline-opaque') !== token) ok = false;

@@ -72,6 +72,14 @@ func (c *Core) auditApproval(ev approval.Event) {
 		ApprovalID: ev.ApprovalID, Target: ev.Request.Target, Steps: ev.Request.Steps, Reason: ev.Reason,
 		Warning: ev.Request.PageWarning,
 	}
+	if ev.Type == approval.Requested {
+		// The whole prompt once, when it is shown; later events name the
+		// request by its id.
+		e.Describe, e.Notes, e.Detail = ev.Request.Describe, ev.Request.Notes, ev.Request.Detail
+		if p := ev.Request.Page; p != nil {
+			e.Page = fmt.Sprintf("%q %s", p.Title, p.URL)
+		}
+	}
 	if err := c.Audit.Write(e); err != nil {
 		c.log.Error("audit write failed", "err", err)
 	}

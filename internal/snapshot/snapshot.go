@@ -97,6 +97,9 @@ type Result struct {
 	// Hidden counts the text runs and names left out because no person
 	// sees them (internal/visible): the answer's hidden_dropped.
 	Hidden int
+	// HiddenWhy is Hidden by reason (covered, colour, clipped …): the
+	// answer's hidden_reasons.
+	HiddenWhy map[string]int
 	// Note says what Text holds when it is not the whole snapshot: the
 	// find query and its matches, or what a diff compares.
 	Note string
@@ -262,7 +265,7 @@ func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, er
 		return nil, ErrNavigated
 	}
 	t.commit(run.issued, gen, run.next)
-	r := &Result{Generation: gen, Refs: len(run.issued), Tree: nodes, PageMS: run.pageMS, Hidden: run.hidden, NotRendered: notRendered}
+	r := &Result{Generation: gen, Refs: len(run.issued), Tree: nodes, PageMS: run.pageMS, Hidden: run.hidden, HiddenWhy: run.why, NotRendered: notRendered}
 	ls, deeper := lines(nodes, o)
 	var prev *kept
 	if full && o.Session != "" {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/gasoline-mcp/gasoline/internal/redact"
 )
 
 // Warning is the one line before the fence of a result in which Scan
@@ -60,13 +62,12 @@ func ApprovalWarning(r Report) string {
 	return fmt.Sprintf("The page contained instruction-like text (%s): %q%s. Check that this action is what you asked for.", f.Reason, ex, more)
 }
 
-// clipBytes cuts s to at most n bytes on a rune boundary, marking the cut.
+// clipBytes cuts s to at most n bytes on a rune boundary, marking the cut,
+// never inside a run that could be half a secret (the prompt is redacted
+// after: redact.SafeCut).
 func clipBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
+	return s[:redact.SafeCut(s, n)] + "…"
 }
