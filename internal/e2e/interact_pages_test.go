@@ -312,3 +312,16 @@ func TestE2EInteractTypeIntoEditors(t *testing.T) {
 
 	x.fail("not_applied", "type", map[string]any{"selector": "label=Frozen", "text": "lost"})
 }
+
+// TestE2ESnapshotLinkUnderCover: text inside a link that something paints
+// over is judged like any other text. An <a> has a host (its URL's) and
+// Chrome's elements a pseudo() method, which the paint-order code took for
+// a pseudo-element's: the walker threw and the whole snapshot failed
+// (Jupyter's Help ▸ About, over its menu bar's links).
+func TestE2ESnapshotLinkUnderCover(t *testing.T) {
+	x := startInteract(t, "snapshot-covered-link")
+	x.open("covered-link.html")
+	a := x.observe("snapshot", nil)
+	assert.Contains(t, a.Page, `button "Menu item"`, a.Text)
+	assert.Contains(t, a.Page, `link "More"`, a.Text)
+}
