@@ -15,12 +15,10 @@ export function refOf(snap, role, name, within = '') {
   let loose = null;
   let lines = snap.split('\n');
   if (within) {
-    const i = lines.findIndex((l) =>
-      l
-        .trim()
-        .replace(/^[-+~]\s+/, '')
-        .startsWith(`${within} `),
-    );
+    const i = lines.findIndex((l) => {
+      const t = l.trim().replace(/^[-+~]\s+/, '');
+      return t === within || t.startsWith(`${within} `);
+    });
     lines = i < 0 ? [] : lines.slice(i + 1);
   }
   for (const raw of lines) {
