@@ -55,3 +55,30 @@ func TestPopupsJoinTheSession(t *testing.T) {
 		t.Fatalf("at session end: the session's popup closed %v, the user's %v", closed200, closed201)
 	}
 }
+
+// A popup the session's action opened from the user's shared tab is the
+// user's too: it stays open when the session ends.
+func TestPopupOfASharedTabIsTheUsers(t *testing.T) {
+	s := newSharing(t, "", nil)
+	s.userTab(300, NoGroup)
+	if err := s.m.Share(t.Context(), "B", "codex", 300); err != nil {
+		t.Fatal(err)
+	}
+	mark := s.m.Mark()
+	s.userTab(301, 5)
+	s.m.OnEvent("tabs.opened", json.RawMessage(`{"tab_id":301,"group_id":5,"url":"http://127.0.0.1/help"}`))
+	got := s.m.AwaitPopups(t.Context(), "B", 300, mark, 1)
+	if len(got) != 1 || got[0].TabID != 301 {
+		t.Fatalf("AwaitPopups = %+v", got)
+	}
+	if o, _ := s.m.Registry().Opener(301); o != 300 || !s.m.IsShared(301) {
+		t.Fatalf("popup of a shared tab: opener %d, shared %v", o, s.m.IsShared(301))
+	}
+	s.m.EndSession(t.Context(), "B")
+	s.ext.mu.Lock()
+	closed := s.ext.closed[301]
+	s.ext.mu.Unlock()
+	if closed {
+		t.Fatal("the user's popup was closed at session end")
+	}
+}
