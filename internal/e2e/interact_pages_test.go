@@ -325,3 +325,15 @@ func TestE2ESnapshotLinkUnderCover(t *testing.T) {
 	assert.Contains(t, a.Page, `button "Menu item"`, a.Text)
 	assert.Contains(t, a.Page, `link "More"`, a.Text)
 }
+
+// TestE2EInteractClickSettles: a click answers once what it set moving has
+// stopped (bounded), so the snapshot right after it shows the dialog that
+// a fade chain opened, as a person sees it then.
+func TestE2EInteractClickSettles(t *testing.T) {
+	x := startInteract(t, "interact-settle")
+	x.open("fade-dialog.html")
+	x.snap(nil)
+	x.act("click", map[string]any{"selector": "#open"})
+	a := x.observe("snapshot", map[string]any{"diff": true})
+	assert.Contains(t, a.Page, `textbox "New name"`, "the dialog the click opened is in the next snapshot: %s", a.Text)
+}
