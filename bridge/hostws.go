@@ -80,7 +80,7 @@ func (s *Server) onExtensionEvent(l *extlink.Link, ev extlink.Event) {
 		// buffers already hold it.
 		s.browser.event(ev.Method, tab, p.SessionID, p.Method, p.Params, nil)
 		s.router.Dispatch(tab, p.SessionID, p.Method, p.Params)
-	case "tabs.removed", "cdp.detached", "cdp.attached", "tabs.ungrouped", "tabs.grouped", "tabs.replaced", "tabs.updated":
+	case "tabs.removed", "cdp.detached", "cdp.attached", "tabs.ungrouped", "tabs.grouped", "tabs.replaced", "tabs.updated", "tabs.opened":
 		params, err := browsers.Globalize(slot, ev.Params)
 		var p struct {
 			TabID int `json:"tab_id"`

@@ -28,6 +28,17 @@ type Result struct {
 	// because no person sees them (internal/visible).
 	HiddenDropped *int  `json:"hidden_dropped,omitempty"`
 	ElapsedMS     int64 `json:"elapsed_ms"`
+	// WindowsOpened counts the tabs or windows the page opened during the
+	// action (CDP Page.windowOpen); OpenedTabs are those the session
+	// adopted (the tab manager fills them in).
+	WindowsOpened int         `json:"-"`
+	OpenedTabs    []OpenedTab `json:"opened_tabs,omitempty"`
+}
+
+// OpenedTab is a tab the page opened during an action, now the session's.
+type OpenedTab struct {
+	TabID int    `json:"tab_id"`
+	URL   string `json:"url"`
 }
 
 // StepResult is one step of a batch or one field of fill_form.
@@ -126,6 +137,12 @@ func (r *Result) Text() string {
 	}
 	if c := r.Changes.text(); c != "" {
 		b.WriteString("\n" + c)
+	}
+	for i, o := range r.OpenedTabs {
+		fmt.Fprintf(&b, "\nopened tab %d: %s", o.TabID, cmpOr(o.URL, "about:blank"))
+		if i == 0 {
+			b.WriteString(" (in your tab group; now your current tab)")
+		}
 	}
 	return b.String()
 }

@@ -223,7 +223,15 @@ func TestE2EUntrustedOrdinaryPages(t *testing.T) {
 		if name, ok := strings.CutPrefix(p, "bench:"); ok {
 			url = bench.URL + "/" + name
 		}
-		tab := x.newTab(url)
+		var tab int
+		if p == "pages/actions/alert-on-load.html" { // it alerts while it loads: new_tab says so at once
+			a := x.call("interact", map[string]any{"what": "new_tab", "url": url})
+			require.Equal(t, "dialog_open", a.code(), a.Text)
+			x.act("handle_dialog", map[string]any{"accept": true})
+			tab = int(x.observe("tabs", nil).Data["current_tab"].(float64))
+		} else {
+			tab = x.newTab(url)
+		}
 		if p == "pages/relay/dialog.html" { // its alert comes just after load and blocks the page
 			eventually(t, 15*time.Second, "the alert answered", func() bool {
 				return !x.call("interact", map[string]any{"what": "handle_dialog", "accept": true, "tab_id": tab}).IsError

@@ -36,6 +36,9 @@ type SnapshotResult struct {
 	// Matches counts the lines a find matched; Diff what a diff found.
 	Matches *int                `json:"matches,omitempty"`
 	Diff    *snapshot.DiffStats `json:"diff,omitempty"`
+	// NotRendered: the page had drawn nothing yet (it renders from script)
+	// when the bounded wait for its first content ended.
+	NotRendered bool `json:"not_rendered,omitempty"`
 }
 
 // snapshot takes the accessibility snapshot of the call's tab, holding the
@@ -81,6 +84,10 @@ func (x *Interact) snapshot(ctx context.Context, c *mcpserver.Call) (any, error)
 	}
 	if r.Note != "" {
 		head += " · " + r.Note
+	}
+	if r.NotRendered {
+		res.NotRendered = true
+		head += fmt.Sprintf(" · the page has not rendered content yet (nothing drawn %d ms after it was asked): take the snapshot again, or wait_for what you expect", snapshot.RenderWait.Milliseconds())
 	}
 	if c.Bool("to_file") {
 		text, err := x.egress.Text(c.Session.ID(), r.Text)

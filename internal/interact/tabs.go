@@ -65,6 +65,12 @@ func (x *Interact) navigate(ctx context.Context, c *mcpserver.Call) (any, error)
 		return nil, err
 	}
 	defer unlock()
+	if tab, ok := x.tabs.Resolve(c.Session.ID(), c.Int("tab_id", 0)); ok {
+		if ds := x.capture.OpenDialogs(tab); len(ds) > 0 { // Page.navigate would wait for it
+			d := ds[len(ds)-1]
+			return nil, tabs.DialogOpen(tab, d.Type, d.Message, "it was open before navigating")
+		}
+	}
 	t, nav, err := x.tabs.Navigate(ctx, c.Session, tabs.Req{Client: clientName(c), Browser: c.Str("browser"), Tab: c.Int("tab_id", 0),
 		URL: c.Str("url"), Wait: c.Str("wait_until")})
 	if err != nil {

@@ -212,6 +212,9 @@ type TabInfo struct {
 	// (moved into its group, or Share in the panel); such a tab is never
 	// closed by Gasoline, and the user may take it back at any time.
 	SharedBy string `json:"shared_by,omitempty"`
+	// Opener is the session's tab whose page opened this one (a link with
+	// a target, window.open): a popup joins its opener's session.
+	Opener int `json:"opener,omitempty"`
 }
 
 func (o *Observer) tabs(ctx context.Context, c *mcpserver.Call) (any, error) {
@@ -252,6 +255,7 @@ func (o *Observer) tabs(ctx context.Context, c *mcpserver.Call) (any, error) {
 		if o.cfg.Tabs.IsShared(id) {
 			ti.SharedBy = "user"
 		}
+		ti.Opener, _ = o.cfg.Tabs.Registry().Opener(id)
 		r.Tabs = append(r.Tabs, ti)
 	}
 	page := new(untrusted.Page)
@@ -304,6 +308,9 @@ func tabsText(r TabsResult, info map[browsers.Slot]browsers.Info, client string)
 		who := "opened by you"
 		if t.SharedBy == "user" {
 			who = "the user's own tab, shared with you"
+		}
+		if t.Opener != 0 {
+			who += fmt.Sprintf("; opened by tab %d's page", t.Opener)
 		}
 		fmt.Fprintf(&b, "\n%s %d %s %q (%s", mark, t.ID, t.URL, t.Title, who)
 		if len(info) > 1 {

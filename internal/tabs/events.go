@@ -25,9 +25,10 @@ func (m *Manager) OnEvent(method string, params json.RawMessage) {
 		URL      string `json:"url"`
 		GroupID  *int   `json:"group_id"`
 		Replaced int    `json:"replaced_tab_id"`
+		Opener   int    `json:"opener_tab_id"`
 	}
 	switch method {
-	case "tabs.removed", "tabs.ungrouped", "tabs.grouped", "cdp.attached", "cdp.detached", "tabs.updated", "tabs.replaced":
+	case "tabs.opened", "tabs.removed", "tabs.ungrouped", "tabs.grouped", "cdp.attached", "cdp.detached", "tabs.updated", "tabs.replaced":
 		if json.Unmarshal(params, &p) != nil {
 			return
 		}
@@ -38,7 +39,12 @@ func (m *Manager) OnEvent(method string, params json.RawMessage) {
 	case "tabs.updated":
 		if m.reg.Owned(p.TabID) {
 			m.setURL(p.TabID, p.URL)
+			if p.URL != "" {
+				m.popupSignal() // an answer may wait to name a popup's page
+			}
 		}
+	case "tabs.opened":
+		m.opened(p.TabID, p.Opener, p.GroupID, p.URL)
 	case "tabs.removed":
 		m.release(p.TabID, ReasonClosed)
 		m.mu.Lock()

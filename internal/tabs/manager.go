@@ -85,6 +85,7 @@ type Manager struct {
 	urls     map[int]string           // last known URL per owned tab
 	watched  map[string]bool          // sessions with a watcher
 	opening  map[string]chan struct{} // per-session lock around Open
+	popups   chan struct{}            // closed when a popup is adopted (popupSignal)
 	sessions int                      // sessions seen, for group colours
 	lookup   func(id string) Owner    // finds sessions (Sessions)
 	epochs   map[browsers.Slot]uint64 // connections of each browser (reconcile)
