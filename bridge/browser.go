@@ -13,6 +13,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/noise"
 	"github.com/gasoline-mcp/gasoline/internal/observe"
+	"github.com/gasoline-mcp/gasoline/internal/pagetools"
 	"github.com/gasoline-mcp/gasoline/internal/recorder"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/target"
@@ -21,8 +22,8 @@ import (
 // browser is the daemon's side of the browser relay: the tab manager, which
 // owns a target per held tab (internal/target), and the parts that keep
 // state in every target — capture (the feed), refs and the action queue
-// (interact), the action recorder — with the observe, interact and
-// analyze modes over them.
+// (interact), the page's own tools (pagetools), the action recorder —
+// with the observe, interact and analyze modes over them.
 type browser struct {
 	store   *capture.Store
 	tabs    *tabs.Manager
@@ -33,6 +34,7 @@ type browser struct {
 	export  *export.Recorder   // the session export's record (generate reads it)
 	noise   *noise.Rules
 	ana     *analyze.Analyzer
+	pages   *pagetools.Manager // the pages' own WebMCP tools
 	log     *slog.Logger
 }
 
@@ -53,9 +55,14 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 		Egress: s.safe.Egress(), Secrets: s.safe.MaskSelectors, Logger: s.log,
 		Redact: func(text string) (string, error) { return s.safe.RedactText("", text) }})
 	b.actions = recorder.New(recorder.Config{Store: store, Tabs: b.tabs, Export: b.export, Secrets: s.safe.MaskSelectors, Logger: s.log})
+	if b.pages, err = pagetools.New(pagetools.Config{Tabs: b.tabs, Lock: b.act.Lock, Audit: s.safe.Audit.Write, Logger: s.log}); err != nil {
+		return nil, err
+	}
 	// Capture first: a part that sees an event knows the buffers hold it.
-	// Enabling a tab enables capture, then installs the recorder.
-	b.tabs.Targets().Listen(b.feed, b.act, b.actions)
+	// Enabling a tab enables capture, then Chrome's WebMCP domain (a
+	// Chrome without it is noted, not an error), then installs the
+	// recorder (best effort).
+	b.tabs.Targets().Listen(b.feed, b.act, b.pages, b.actions)
 	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Browsers: s.links, Dir: s.cfg.Dir,
 		ResolveRef: b.act.ResolveRef, Noise: b.noise, Logger: s.log})
 	b.ana = s.newAnalyzer(b)
@@ -68,6 +75,7 @@ func (b *browser) register(m *mcpserver.Server) {
 	b.obs.Register(m)
 	b.act.Register(m)
 	b.ana.Register(m)
+	b.pages.Register(m)
 }
 
 func (b *browser) wait() {

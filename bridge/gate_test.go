@@ -23,7 +23,14 @@ import (
 )
 
 // daemon runs the real daemon in-process on a free port.
-func daemon(t *testing.T) *Server {
+func daemon(t *testing.T) *Server { return daemonWith(t, Config{Dir: t.TempDir()}) }
+
+// daemonIn runs a daemon on state directory dir until the test ends.
+func daemonIn(t *testing.T, dir string) *Server { return daemonWith(t, Config{Dir: dir}) }
+
+// daemonWith starts a daemon with cfg (its Port is the test's; Dir too
+// when cfg has none).
+func daemonWith(t *testing.T, cfg Config) *Server {
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	require.NoError(t, err)
 	port := ln.Addr().(*net.TCPAddr).Port
@@ -31,8 +38,11 @@ func daemon(t *testing.T) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *Server, 1)
 	done := make(chan error, 1)
-	dir := t.TempDir()
-	go func() { done <- Run(ctx, Config{Dir: dir, Port: port, Ready: func(s *Server) { ready <- s }}) }()
+	if cfg.Dir == "" {
+		cfg.Dir = t.TempDir()
+	}
+	cfg.Port, cfg.Ready = port, func(s *Server) { ready <- s }
+	go func() { done <- Run(ctx, cfg) }()
 	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
 	select {
 	case s := <-ready:

@@ -107,7 +107,7 @@ function fact(doc, dl, label, key) {
 function buildPrompt(doc, vm, decide) {
   const li = el(doc, 'li', 'prompt');
   li.dataset.requestId = vm.id;
-  const asks = el(doc, 'p', 'asks', 'Your agent asks to:');
+  const asks = el(doc, 'p', 'asks', vm.asks ?? 'Your agent asks to:');
   const describe = el(doc, 'p', 'describe');
   describe.dataset.field = 'describe';
   const head = el(doc, 'h3', 'action');

@@ -60,12 +60,21 @@ function tabText(scope) {
   return Number.isInteger(id) && id > 0 ? `tab:${id}` : 'not tied to a tab';
 }
 
+// The daemon names a session by its client and a handle (s_…) that
+// resumes nothing; the panel never receives a session's id.
 function whoText(req) {
   const client = req.client_name ?? req.client;
-  const session = req.session_id ? `session ${req.session_id}` : NONE;
-  return typeof client === 'string' && client
-    ? `${client} (${session})`
-    : session;
+  const session = req.session ? `session ${req.session}` : NONE;
+  const named =
+    typeof client === 'string' && client ? `${client} (${session})` : session;
+  return req.remote ? `${named}, a remote agent` : named;
+}
+
+/** Who the prompt says asks: a remote agent by its name. */
+function askerText(req) {
+  return typeof req.remote === 'string' && req.remote
+    ? `${req.remote} asks to:`
+    : 'Your agent asks to:';
 }
 
 const str = (v) => (typeof v === 'string' ? v : '');
@@ -97,6 +106,7 @@ export function promptView(req, model, now) {
     tab: tabText(req.scope),
     origin: req.scope?.origin || 'no page (browser-wide)',
     who: whoText(req),
+    asks: askerText(req),
     reason: req.reason ?? '',
     timeLeft: left,
     expired: left === 'expired',
@@ -117,7 +127,7 @@ export function grantsView(model, now) {
       id: g.grant_id,
       origin: g.origin || NONE,
       kind: CLASSES[g.class] ?? g.class ?? NONE,
-      who: g.session_id ? `session ${g.session_id}` : NONE,
+      who: whoText(g),
       timeLeft: timeLeft(g.expires_at, now),
       busy: model.revoking.has(g.grant_id),
     }));

@@ -207,7 +207,7 @@ export class FakePanelPort {
 /** A pending approval request as approvals.list lists it. */
 export const clickRequest = (id = 'req_1', extra = {}) => ({
   request_id: id,
-  session_id: 'sess_abc',
+  session: 's_abc',
   action: 'interact.click',
   class: 'mutating',
   describe: 'Click on the page',

@@ -116,7 +116,7 @@ test('requests made before the panel opened are shown', async () => {
   );
   assert.equal(field(li, 'tab'), 'tab:7');
   assert.equal(field(li, 'origin'), 'https://shop.example');
-  assert.equal(field(li, 'who'), 'session sess_abc');
+  assert.equal(field(li, 'who'), 'session s_abc');
   assert.equal(field(li, 'timeLeft'), '5:00');
   assert.equal(button(li, 'approve-once').textContent, 'Approve once');
   assert.equal(button(li, 'deny').textContent, 'Deny');
@@ -367,7 +367,7 @@ test('site grants show with time left and a Revoke that works', async () => {
   port().deliver({ method: 'link.state', params: READY });
   const grant = {
     grant_id: 'grt_1',
-    session_id: 'sess_abc',
+    session: 's_abc',
     origin: 'https://shop.example',
     class: 'mutating',
     expires_at: new Date(T0 + 120_000).toISOString(),

@@ -17,7 +17,7 @@ import {
 const T0 = Date.parse('2030-01-01T00:00:00Z');
 const click = {
   request_id: 'req_1',
-  session_id: 'sess_abc',
+  session: 's_abc',
   action: 'interact.click',
   class: 'mutating',
   scope: { tab_id: 7, origin: 'https://shop.example' },
@@ -79,7 +79,8 @@ test('a prompt shows the exact action, target, tab, origin and who asked', () =>
     sensitive: false,
     tab: 'tab:7',
     origin: 'https://shop.example',
-    who: 'session sess_abc',
+    who: 'session s_abc',
+    asks: 'Your agent asks to:',
     reason: 'the agent called interact.click',
     timeLeft: '4:59',
     expired: false,
@@ -89,6 +90,23 @@ test('a prompt shows the exact action, target, tab, origin and who asked', () =>
     busyText: '',
     error: '',
   });
+});
+
+test('a remote agent’s prompt carries its name, and no session id', () => {
+  const vm = promptView(
+    { ...click, client_name: 'devbox', remote: 'devbox', session: 's_9f' },
+    new PanelModel(),
+    T0,
+  );
+  assert.equal(vm.asks, 'devbox asks to:');
+  assert.equal(vm.who, 'devbox (session s_9f), a remote agent');
+  // A session id the daemon never sends is never shown either.
+  const leaked = promptView(
+    { ...click, session: undefined, session_id: 'SECRET' },
+    new PanelModel(),
+    T0,
+  );
+  assert.doesNotMatch(JSON.stringify(leaked), /SECRET/);
 });
 
 test('a batch prompt lists every step', () => {
@@ -114,14 +132,14 @@ test('site grants are listed soonest to end first, with time left', () => {
       grant_id: 'grt_b',
       origin: 'https://b.example',
       class: 'mutating',
-      session_id: 's1',
+      session: 's_1',
       expires_at: new Date(T0 + 600_000).toISOString(),
     },
     {
       grant_id: 'grt_a',
       origin: 'https://a.example',
       class: 'mutating',
-      session_id: 's1',
+      session: 's_1',
       expires_at: new Date(T0 + 61_000).toISOString(),
     },
     { origin: 'no id: dropped' },
@@ -168,7 +186,7 @@ test('a browser-wide request (configure.policy) says so', () => {
   assert.equal(vm.target, '', 'a target that repeats the action is hidden');
   assert.equal(vm.tab, 'not tied to a tab');
   assert.equal(vm.origin, 'no page (browser-wide)');
-  assert.equal(vm.who, 'Claude Code (session sess_abc)');
+  assert.equal(vm.who, 'Claude Code (session s_abc)');
   assert.equal(vm.siteGrantable, false);
 });
 

@@ -63,6 +63,9 @@ var runners = map[string]runner{
 		return e.FillForm(ctx, tab, FillArgs{Fields: fields, Submit: a.Submit})
 	},
 	"upload": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {
+		if len(a.FileContents) > 0 || len(a.Files) == 0 {
+			return e.UploadContents(ctx, tab, targetOf(a), a.Files, a.FileContents) // upload_content.go
+		}
 		return e.Upload(ctx, tab, UploadArgs{Target: targetOf(a), Files: a.Files})
 	},
 	"drag": func(e *Engine, ctx context.Context, tab int, a *Args) (*Result, error) {

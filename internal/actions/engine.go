@@ -42,6 +42,10 @@ type Config struct {
 	// Protected are folders upload refuses besides the credential list
 	// (Gasoline's state directory).
 	Protected []string
+	// Uploads is the private folder where files uploaded by content are
+	// written for the browser to read (upload_content.go); "" refuses
+	// uploads by content.
+	Uploads string
 	// MaxResult caps execute_js results and reads (default 64 KiB).
 	MaxResult int
 	// Redact is the server stage of the redaction gateway: execute_js's

@@ -373,22 +373,64 @@
     return r;
   }
 
-  // hit reports what covers target at a point ('' when the hit element is
-  // the target, inside it, or its label).
-  function hit(target, h) {
-    if (!h || contains(target, h)) return '';
+  // inside reports whether b is a or in a's flat tree: a descendant, in a
+  // shadow root a hosts, or slotted into a slot inside a.
+  function inside(a, b) {
+    for (let n = b; n; n = n.assignedSlot || n.parentNode || n.host) if (n === a) return true;
+    return false;
+  }
+
+  // localPoint turns a point of the viewport of the target's session into
+  // one of the target's own frame (same-process frames between them).
+  function localPoint(doc, x, y) {
+    const frames = [];
+    for (let w = doc.defaultView; w && w.parent !== w; w = w.parent) {
+      if (!w.frameElement) return null;
+      frames.push(w.frameElement);
+    }
+    for (const fe of frames.reverse()) {
+      const r = fe.getBoundingClientRect();
+      const cs = getComputedStyle(fe);
+      x -= r.left + fe.clientLeft + parseFloat(cs.paddingLeft);
+      y -= r.top + fe.clientTop + parseFloat(cs.paddingTop);
+    }
+    return [x, y];
+  }
+
+  // deepAt is the element a person sees at a point: elementFromPoint
+  // (which answers a pseudo-element's own element), then into open shadow
+  // roots.
+  function deepAt(doc, x, y) {
+    let e = doc.elementFromPoint(x, y);
+    for (let n; e && e.shadowRoot && (n = e.shadowRoot.elementFromPoint(x, y)) && n !== e; ) e = n;
+    return e;
+  }
+
+  // hit reports what covers target at a point ('' when what is there is
+  // the target, inside it, or its label). h is the node CDP's hit test
+  // found (null when it could not be resolved: a pseudo-element); x, y
+  // the point in the viewport of the target's session. A pseudo-element
+  // or text node counts as its element, so an icon (<i> drawn by ::before)
+  // inside a button is the button.
+  function hit(target, h, x, y) {
+    if (h && h.nodeType === 3) h = h.parentElement;
+    if (h && h.nodeType === 1 && inside(target, h)) return '';
+    const p = typeof x === 'number' ? localPoint(target.ownerDocument, x, y) : null;
+    const d = p && deepAt(target.ownerDocument, p[0], p[1]);
+    if (d) h = d;
+    if (!h || h.nodeType !== 1 || inside(target, h)) return '';
     const label = h.closest?.('label');
-    if (label && (label.control === target || contains(label, target))) return '';
-    if (target.localName === 'label' && target.control && contains(target.control, h)) return '';
-    let d = describe(h);
-    for (let p = h.parentElement; p; p = p.parentElement) {
-      const pos = getComputedStyle(p).position;
-      if ((pos === 'fixed' || pos === 'absolute' || pos === 'sticky') && (p.id || p.getAttribute('role') || p.className)) {
-        if (p !== h) d += ' in ' + describe(p);
+    if (label && (label.control === target || inside(label, target))) return '';
+    if (target.localName === 'label' && target.control && inside(target.control, h)) return '';
+    let desc = describe(h);
+    for (let q = h.parentElement; q; q = q.parentElement) {
+      const pos = getComputedStyle(q).position;
+      if ((pos === 'fixed' || pos === 'absolute' || pos === 'sticky') && (q.id || q.getAttribute('role') || q.className)) {
+        if (q !== h) desc += ' in ' + describe(q);
         break;
       }
     }
-    return d;
+    return desc;
   }
 
   globalThis.__gasolineActions = { all, contains, describe, find, frame, hit, labelOf, nameOf, prepare, query, roleOf, seen, visible, editable, norm, clip, fail, setMask, isSecret, secretSelf };

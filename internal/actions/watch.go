@@ -24,15 +24,17 @@ type watcher struct {
 	order   []string // drain order of subs (see watch)
 	cancels []func()
 
-	dialogs   []DialogInfo
-	navigated bool   // a new main-frame document
-	sameDoc   bool   // a same-document navigation of the main frame (pushState, fragment)
-	requested bool   // the page asked for a main-frame navigation (a link, location.href)
-	stopped   bool   // the main frame stopped loading
-	url       string // the main frame's url after its last navigation
-	mainFrame cdproto.FrameID
-	errors    []string
-	failed    []string
+	dialogs []DialogInfo
+	// windowOpens counts the windows the page opened (Page.windowOpen).
+	windowOpens int
+	navigated   bool   // a new main-frame document
+	sameDoc     bool   // a same-document navigation of the main frame (pushState, fragment)
+	requested   bool   // the page asked for a main-frame navigation (a link, location.href)
+	stopped     bool   // the main frame stopped loading
+	url         string // the main frame's url after its last navigation
+	mainFrame   cdproto.FrameID
+	errors      []string
+	failed      []string
 }
 
 // watch subscribes to the tab session's events; errs adds console errors,
@@ -46,7 +48,7 @@ func (e *Engine) watch(s cdproto.Session, mainFrame cdproto.FrameID, errs bool) 
 	// the new document at once. Stops are drained first, then requests,
 	// then navigations.
 	methods := []string{page.FrameStoppedLoading.Method, page.FrameRequestedNavigation.Method, page.JavascriptDialogOpening.Method,
-		page.FrameNavigated.Method, page.NavigatedWithinDocument.Method}
+		page.FrameNavigated.Method, page.NavigatedWithinDocument.Method, page.WindowOpen.Method}
 	if errs {
 		methods = append(methods, runtime.ExceptionThrown.Method, runtime.ConsoleAPICalled.Method,
 			network.LoadingFailed.Method, network.ResponseReceived.Method)
@@ -95,6 +97,15 @@ func (w *watcher) stop() {
 func (w *watcher) dialogOpened() bool {
 	w.drain()
 	return len(w.dialogs) > 0
+}
+
+// lastDialog is the last dialog seen so far.
+func (w *watcher) lastDialog() DialogInfo {
+	w.drain()
+	if len(w.dialogs) == 0 {
+		return DialogInfo{}
+	}
+	return w.dialogs[len(w.dialogs)-1]
 }
 
 // dialog returns the dialog subscription (nil once closed: never ready).
@@ -167,6 +178,8 @@ func (w *watcher) awaitURLEvent(ctx context.Context, bound time.Duration) {
 
 func (w *watcher) event(method string, raw jsonv2.Value) {
 	switch method {
+	case page.WindowOpen.Method: // the page opens a tab or window: the tab manager adopts it
+		w.windowOpens++
 	case page.JavascriptDialogOpening.Method:
 		var ev page.EventJavascriptDialogOpening
 		if jsonv2.Unmarshal(raw, &ev) == nil {
@@ -186,6 +199,9 @@ func (w *watcher) event(method string, raw jsonv2.Value) {
 		var ev page.EventFrameRequestedNavigation
 		if jsonv2.Unmarshal(raw, &ev) == nil && ev.FrameID == w.mainFrame && ev.Disposition == page.ClientNavigationDispositionCurrentTab {
 			w.requested = true
+		}
+		if err := jsonv2.Unmarshal(raw, &ev); err == nil && (ev.Disposition == page.ClientNavigationDispositionNewTab || ev.Disposition == page.ClientNavigationDispositionNewWindow) {
+			w.windowOpens++ // a middle- or modified click on a link: no Page.windowOpen
 		}
 	case page.FrameStoppedLoading.Method:
 		var ev page.EventFrameStoppedLoading

@@ -100,7 +100,7 @@ func New(opts *Options) (*Engine, error) {
 	def(&o.MaxGrantsPerSession, 64)
 	def(&o.MaxHistory, 4096)
 	def(&o.SubscriberBuffer, 64)
-	return &Engine{opts: o, st: newState(o.Observer, o.PendingTTL)}, nil
+	return &Engine{opts: o, st: newState(o.Observer, o.PendingTTL, o.MaxHistory)}, nil
 }
 
 // Require decides whether the call described by req may run now. In

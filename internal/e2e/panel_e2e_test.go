@@ -202,7 +202,7 @@ func TestE2EPanelApprovals(t *testing.T) {
 	require.Equal(t, `button "Pay now" on https://shop.example/checkout`, f["target"])
 	require.Equal(t, "tab:7", f["tab"])
 	require.Equal(t, "https://shop.example", f["origin"])
-	require.Equal(t, "session sess_demo", f["who"])
+	require.Regexp(t, `^an MCP client \(session s_[0-9a-f]{12}\)$`, f["who"], "a session is named by a handle, never its id")
 	require.Regexp(t, `^[0-5]:\d\d$`, f["timeLeft"])
 	require.Equal(t, "true", f["site"])
 	p.waitState(ctx, "needs_approval")
@@ -223,7 +223,7 @@ func TestE2EPanelApprovals(t *testing.T) {
 	f = p.prompt(ctx, "configure.policy")
 	require.Equal(t, "not tied to a tab", f["tab"])
 	require.Equal(t, "false", f["site"], "no site to grant: no page")
-	require.Contains(t, f["who"], "session ")
+	require.Regexp(t, `^panel-e2e \(session s_[0-9a-f]{12}\)$`, f["who"], "the client asks, named by its handle")
 	p.shot(ctx, "04-needs-approval-policy.png")
 	p.click(ctx, `.prompt[data-request-id="`+f["id"]+`"] .approve-once`)
 	res := <-done

@@ -129,13 +129,6 @@ func sameEverywhere(t *testing.T, c *Chain, a *client, w promptWords) {
 
 func orEmpty(v any) string { s, _ := v.(string); return s }
 
-// callAsync runs a tool call in the background.
-func callAsync(a *client, tool string, args map[string]any) <-chan answer {
-	out := make(chan answer, 1)
-	go func() { out <- a.call(tool, args) }()
-	return out
-}
-
 // TestE2EPromptsShowTheWholeCall: navigate across sites with a query (the
 // whole address, its secret masked and named, that it leaves the site,
 // that it carries data), execute_js with a long script whose tail leaks a

@@ -55,6 +55,9 @@ type Config struct {
 	// Redact is the server stage of the redaction gateway: prompts are
 	// outputs like any other.
 	Redact func(sessionID, text string) (string, error)
+	// PageTools plans interact call_page_tool (pagetool.go); optional:
+	// without it the mode is refused.
+	PageTools PageTools
 }
 
 // Gate decides gated calls.
@@ -62,7 +65,7 @@ type Gate struct{ cfg Config }
 
 // New returns a Gate.
 func New(cfg Config) (*Gate, error) {
-	if cfg.Approvals == nil || cfg.Tabs == nil || cfg.Describe == nil || cfg.Page == nil || cfg.Configure == nil || cfg.Redact == nil {
+	if cfg.Approvals == nil || cfg.Tabs == nil || cfg.Describe == nil || cfg.Page == nil || cfg.Configure == nil || cfg.Redact == nil { // PageTools is optional
 		return nil, errors.New("gate: Config.Approvals, Tabs, Describe, Page, Configure and Redact are required")
 	}
 	return &Gate{cfg: cfg}, nil
@@ -86,6 +89,9 @@ func (g *Gate) Check(ctx context.Context, c *mcpserver.Call) *tools.Error {
 	p, e := planOf(c)
 	if e != nil {
 		return e // e.g. a sensitive step inside a batch: refused before asking
+	}
+	if c.Mode.PageTool {
+		return g.pageTool(ctx, c, p)
 	}
 	if p.class == tools.ReadOnly {
 		return nil // a batch of read-only steps
@@ -112,7 +118,7 @@ func (g *Gate) Check(ctx context.Context, c *mcpserver.Call) *tools.Error {
 	if e != nil {
 		return e
 	}
-	_, err = g.cfg.Approvals.Require(ctx, req, time.Duration(c.TimeoutMS)*time.Millisecond)
+	_, err = g.cfg.Approvals.Require(ctx, req, timeout(c))
 	if err == nil {
 		return nil
 	}
@@ -147,6 +153,9 @@ func (g *Gate) from(c *mcpserver.Call) string {
 	}
 	return ""
 }
+
+// timeout is how long a call waits for the user: its budget.
+func timeout(c *mcpserver.Call) time.Duration { return time.Duration(c.TimeoutMS) * time.Millisecond }
 
 // where is the scope of a call, computed once: the tab it acts on and the
 // page's origin (the destination's, for navigation).
@@ -270,6 +279,8 @@ func (g *Gate) words(ctx context.Context, c *mcpserver.Call, p plan, w where, cw
 	sid := c.Session.ID()
 	redact := func(s string) (string, error) { return g.cfg.Redact(sid, s) }
 	switch {
+	case p.pageTarget != "": // a page tool: pagetool.go
+		return Words{Target: p.pageTarget + w.label}, p.pageLines, nil
 	case c.Mode.Tool == "configure":
 		if cw.Target == "" {
 			cw.Target = c.Mode.Key()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gasoline-mcp/gasoline/internal/actions"
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
@@ -21,6 +22,10 @@ type plan struct {
 	args  *tools.Args  // the call's arguments (decoded once, by tools.Parse)
 	steps []tools.Step // a batch's steps; nil otherwise
 	call  string       // the arguments' fingerprint
+	// pageTarget and pageLines are a page tool call's prompt words
+	// (pagetool.go).
+	pageTarget string
+	pageLines  []string
 }
 
 // planOf classifies c and fingerprints its arguments. A batch's class is
@@ -138,6 +143,9 @@ func Phrase(what string, a *tools.Args, desc, toDesc string) string {
 	case "execute_js":
 		return "run the script below in the page"
 	case "upload":
+		if len(a.FileContents) > 0 {
+			return fmt.Sprintf("upload %s (sent by the agent) into %s", actions.DescribeContents(a.FileContents), desc)
+		}
 		return fmt.Sprintf("upload %s into %s", strings.Join(a.Files, ", "), desc)
 	}
 	return strings.TrimSpace(what + on)

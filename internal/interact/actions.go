@@ -15,10 +15,11 @@ func (x *Interact) do(ctx context.Context, c *mcpserver.Call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mcpserver.Result(r.Text(), r)
+	return mcpserver.PageResult(r.Text(), r, r.PageText())
 }
 
-// run runs the call's mode in the engine, on the call's tab.
+// run runs the call's mode in the engine, on the call's tab, and names
+// the tabs the page opened meanwhile (popups).
 func (x *Interact) run(ctx context.Context, c *mcpserver.Call) (*actions.Result, error) {
 	ctx, cancel := c.Budget(ctx)
 	defer cancel()
@@ -26,7 +27,12 @@ func (x *Interact) run(ctx context.Context, c *mcpserver.Call) (*actions.Result,
 	if err != nil {
 		return nil, err
 	}
-	return x.eng.Run(ctx, s.TabID(), c.Mode.Name, &c.Args)
+	mark := x.tabs.Mark()
+	r, err := x.eng.Run(ctx, s.TabID(), c.Mode.Name, &c.Args)
+	if err == nil {
+		x.popups(ctx, c, s.TabID(), mark, r)
+	}
+	return r, err
 }
 
 // batch runs interact batch: refused as the gate would refuse it (the
@@ -48,7 +54,7 @@ func (x *Interact) refresh(ctx context.Context, c *mcpserver.Call) (any, error) 
 	if err != nil {
 		return nil, err
 	}
-	return mcpserver.Result(r.Text(), r)
+	return mcpserver.PageResult(r.Text(), r, r.PageText())
 }
 
 // handleDialog answers a dialog, with its type and the decision at the
@@ -58,7 +64,7 @@ func (x *Interact) handleDialog(ctx context.Context, c *mcpserver.Call) (any, er
 	if err != nil {
 		return nil, err
 	}
-	return mcpserver.Result(r.Text(), dialogAnswer(r))
+	return mcpserver.PageResult(r.Text(), dialogAnswer(r), r.PageText())
 }
 
 // DialogAnswer is handle_dialog's structured answer: the action's result
@@ -77,4 +83,14 @@ func dialogAnswer(r *actions.Result) DialogAnswer {
 		d.Accepted, _ = v["accepted"].(bool)
 	}
 	return d
+}
+
+// popups names the tabs the action's page opened, which the session
+// adopted (tabs.Manager: a popup joins its opener's session). When the
+// page opened windows the extension has not reported yet, it waits for
+// them, bounded.
+func (x *Interact) popups(ctx context.Context, c *mcpserver.Call, tab int, mark uint64, r *actions.Result) {
+	for _, p := range x.tabs.AwaitPopups(ctx, c.Session.ID(), tab, mark, r.WindowsOpened) {
+		r.OpenedTabs = append(r.OpenedTabs, actions.OpenedTab{TabID: p.TabID, URL: p.URL})
+	}
 }

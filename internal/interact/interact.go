@@ -8,6 +8,7 @@ package interact
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
 
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/page"
@@ -71,7 +72,7 @@ func New(cfg Config) *Interact {
 		protected = append(protected, d)
 	}
 	x.eng = actions.New(actions.Config{Target: cfg.Tabs.Target, Snapshots: x.snaps,
-		Capture: cfg.Capture, Protected: protected, Secrets: cfg.Secrets, Redact: cfg.Redact, Logger: cfg.Logger})
+		Capture: cfg.Capture, Protected: protected, Uploads: uploadsDir(cfg.Dir), Secrets: cfg.Secrets, Redact: cfg.Redact, Logger: cfg.Logger})
 	return x
 }
 
@@ -140,4 +141,13 @@ func (x *Interact) lockTab(ctx context.Context, c *mcpserver.Call) (func(), erro
 		return func() {}, nil
 	}
 	return x.eng.Lock(ctx, tab)
+}
+
+// uploadsDir is where files uploaded by content wait for the browser
+// ("" without a state directory: uploads by content are refused).
+func uploadsDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "uploads")
 }

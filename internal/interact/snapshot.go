@@ -15,6 +15,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // SnapshotResult is observe snapshot's structured answer: the metadata; the
@@ -34,6 +35,9 @@ type SnapshotResult struct {
 	// Matches counts the lines a find matched; Diff what a diff found.
 	Matches *int                `json:"matches,omitempty"`
 	Diff    *snapshot.DiffStats `json:"diff,omitempty"`
+	// NotRendered: the page had drawn nothing yet (it renders from script)
+	// when the bounded wait for its first content ended.
+	NotRendered bool `json:"not_rendered,omitempty"`
 }
 
 // snapshot takes the accessibility snapshot of the call's tab, holding the
@@ -80,6 +84,10 @@ func (x *Interact) snapshot(ctx context.Context, c *mcpserver.Call) (any, error)
 	if r.Note != "" {
 		head += " · " + r.Note
 	}
+	if r.NotRendered {
+		res.NotRendered = true
+		head += fmt.Sprintf(" · the page has not rendered content yet (nothing drawn %d ms after it was asked): take the snapshot again, or wait_for what you expect", snapshot.RenderWait.Milliseconds())
+	}
 	if c.Args.ToFile {
 		text, err := x.egress.Text(c.Session.ID(), r.Text)
 		if err != nil {
@@ -88,11 +96,11 @@ func (x *Interact) snapshot(ctx context.Context, c *mcpserver.Call) (any, error)
 		if res.File, err = x.saveSnapshot(tab, text); err != nil {
 			return nil, err
 		}
-		return mcpserver.Result(fmt.Sprintf("%s: %d lines written to %s", head, r.Shown, res.File), res)
+		return mcpserver.PageResult(fmt.Sprintf("%s: %d lines written to %s", head, r.Shown, res.File), res, new(untrusted.Page).Add(res.URL))
 	}
 	// The tree is in the text only: repeating it in the structured answer
 	// would double what the agent pays for in tokens.
-	return mcpserver.Result(head+"\n"+r.Text, res)
+	return mcpserver.PageResult(head+"\n"+r.Text, res, new(untrusted.Page).Add(res.URL, r.Text))
 }
 
 func (x *Interact) saveSnapshot(tab int, text string) (string, error) {

@@ -8,6 +8,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/browsers"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // The interact modes that manage the session's tabs: new_tab, navigate,
@@ -39,6 +40,9 @@ func (r TabResult) text(verb string) string {
 	return s
 }
 
+// page is the page text of the answer: the tab's URL and title.
+func (r TabResult) page() *untrusted.Page { return new(untrusted.Page).Add(r.URL, r.Title) }
+
 func clientName(c *mcpserver.Call) string { return c.Session.Info().Client.Name }
 
 func (x *Interact) newTab(ctx context.Context, c *mcpserver.Call) (any, error) {
@@ -49,7 +53,7 @@ func (x *Interact) newTab(ctx context.Context, c *mcpserver.Call) (any, error) {
 		return nil, err
 	}
 	r := tabResult(t, nav)
-	return mcpserver.Result(r.text("opened")+fmt.Sprintf(" in group %q", tabs.GroupTitle(clientName(c))), r)
+	return mcpserver.PageResult(r.text("opened")+fmt.Sprintf(" in group %q", tabs.GroupTitle(clientName(c))), r, r.page())
 }
 
 func (x *Interact) navigate(ctx context.Context, c *mcpserver.Call) (any, error) {
@@ -60,13 +64,19 @@ func (x *Interact) navigate(ctx context.Context, c *mcpserver.Call) (any, error)
 		return nil, err
 	}
 	defer unlock()
+	if tab, ok := x.tabs.Resolve(c.Session.ID(), c.Args.TabID); ok {
+		if ds := x.capture.OpenDialogs(tab); len(ds) > 0 { // Page.navigate would wait for it
+			d := ds[len(ds)-1]
+			return nil, tabs.DialogOpen(tab, d.Type, d.Message, "it was open before navigating")
+		}
+	}
 	t, nav, err := x.tabs.Navigate(ctx, c.Session, tabs.Req{Client: clientName(c), Browser: c.Args.Browser, Tab: c.Args.TabID,
 		URL: c.Args.URL, Wait: c.Args.WaitUntil})
 	if err != nil {
 		return nil, err
 	}
 	r := tabResult(t, nav)
-	return mcpserver.Result(r.text("navigated"), r)
+	return mcpserver.PageResult(r.text("navigated"), r, r.page())
 }
 
 func (x *Interact) switchTab(ctx context.Context, c *mcpserver.Call) (any, error) {
@@ -85,7 +95,7 @@ func (x *Interact) switchTab(ctx context.Context, c *mcpserver.Call) (any, error
 			r.URL, r.Title = res.Tab.URL, res.Tab.Title
 		}
 	}
-	return mcpserver.Result(r.text("current"), r)
+	return mcpserver.PageResult(r.text("current"), r, r.page())
 }
 
 // CloseResult is close_tab's answer.
@@ -111,5 +121,5 @@ func (x *Interact) closeTab(ctx context.Context, c *mcpserver.Call) (any, error)
 	} else {
 		text += "; this session has no tab left"
 	}
-	return mcpserver.Result(text, r)
+	return mcpserver.PageResult(text, r, nil) // ids only
 }

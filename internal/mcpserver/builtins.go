@@ -36,6 +36,9 @@ type Health struct {
 	Modes  ModeCount    `json:"modes"`
 	// Browsers are the connected browsers, by name and profile.
 	Browsers any `json:"browsers,omitempty"`
+	// Memory is the daemon's live heap, runtime figures and the size of
+	// each store holding anything.
+	Memory any `json:"memory,omitempty"`
 }
 
 // TransportStatus matches /health's transport_status.
@@ -64,6 +67,7 @@ func (s *Server) health(ctx context.Context, c *Call) (any, error) {
 		Caller:          c.Session.Info(),
 		Modes:           s.modeCount(),
 		Browsers:        d.Browsers,
+		Memory:          d.Memory,
 	}
 	return h, nil
 }
@@ -157,6 +161,9 @@ func (s *Server) commandResult(ctx context.Context, c *Call) (any, error) {
 	res := okResult(cr)
 	res.IsError = orig.IsError
 	res.Content = orig.Content
+	if page, ok := pageOf(orig); ok {
+		WithPage(res, page) // the command's page text is this answer's
+	}
 	return res, nil
 }
 

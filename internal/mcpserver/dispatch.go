@@ -49,7 +49,7 @@ func (s *Server) dispatch(ctx context.Context, sess *session.Session, tool strin
 	if ok && ran && mode != nil && mode.PageText() {
 		res = s.fence(sess, res)
 	}
-	return res, key, class
+	return withoutPage(res), key, class
 }
 
 // route is dispatch before redaction: the call's mode (nil when the call
@@ -64,6 +64,11 @@ func (s *Server) route(ctx context.Context, sess *session.Session, tool string, 
 	h, ok := s.handler(tc.Mode)
 	if !ok {
 		return errorResult(tools.NotAvailable(tc.Mode, s.served())), tc.Mode, false
+	}
+	if s.opts.Scope != nil {
+		if e := s.opts.Scope(ctx, c); e != nil {
+			return errorResult(e), tc.Mode, false
+		}
 	}
 	if tc.Mode.Class.Gated() {
 		if e := s.opts.Gate(ctx, c); e != nil {

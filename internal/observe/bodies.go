@@ -18,6 +18,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/target"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // Body size caps: one body, and all bodies of one answer.
@@ -105,7 +106,16 @@ func (o *Observer) networkBodies(ctx context.Context, c *mcpserver.Call) (any, e
 			t.WriteString("\n  (cut at 64 KiB)")
 		}
 	}
-	return mcpserver.Result(t.String(), r)
+	return mcpserver.PageResult(t.String(), r, r.page())
+}
+
+// page is the answer's page text: the URLs and bodies (Error is Gasoline's).
+func (r BodiesResult) page() *untrusted.Page {
+	p := new(untrusted.Page)
+	for _, b := range r.Bodies {
+		p.Add(b.URL, b.RequestBody, b.ResponseBody)
+	}
+	return p
 }
 
 // findRequests returns the captured requests of tab with that id (the last

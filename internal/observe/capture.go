@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -38,25 +37,19 @@ import (
 var holdParams = page.StartScreencastParams{Format: page.StartScreencastFormatJpeg, Quality: ptr(int64(1)),
 	MaxWidth: 8, MaxHeight: 8, EveryNthFrame: 1 << 30, MaxFramesInFlight: 1}
 
-// shotLocks serializes captures of one tab: the screencast that keeps a tab
+// shotLock serializes captures of one tab: the screencast that keeps a tab
 // painting is the tab's, so two captures must not start and stop it under
-// each other.
-type shotLocks struct {
-	mu   sync.Mutex
-	tabs map[int]chan struct{}
-}
+// each other. The tab's target holds it (shotPart).
+type shotLock chan struct{}
 
-func (l *shotLocks) lock(ctx context.Context, tab int) (unlock func(), err error) {
-	l.mu.Lock()
-	if l.tabs == nil {
-		l.tabs = map[int]chan struct{}{}
-	}
-	ch := l.tabs[tab]
-	if ch == nil {
-		ch = make(chan struct{}, 1)
-		l.tabs[tab] = ch
-	}
-	l.mu.Unlock()
+var shotPart = target.NewPart("screenshot lock", func(*target.Target) *shotLock {
+	ch := make(shotLock, 1)
+	return &ch
+})
+
+// lockShot holds the tab's capture lock until unlock is called.
+func (o *Observer) lockShot(ctx context.Context, tab int) (unlock func(), err error) {
+	ch := *shotPart.Of(o.cfg.Tabs.Target(tab))
 	select {
 	case ch <- struct{}{}:
 		return func() { <-ch }, nil

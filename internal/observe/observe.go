@@ -66,9 +66,8 @@ type Filter interface {
 
 // Observer serves the observe modes.
 type Observer struct {
-	cfg   Config
-	log   *slog.Logger
-	shots shotLocks // one capture at a time per tab
+	cfg Config
+	log *slog.Logger
 }
 
 // New returns an Observer.

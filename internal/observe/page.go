@@ -17,6 +17,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // PageResult is observe page's answer.
@@ -94,7 +95,7 @@ func (o *Observer) page(ctx context.Context, c *mcpserver.Call) (any, error) {
 	if r.Note != "" {
 		b.WriteString("\n" + r.Note)
 	}
-	return mcpserver.Result(b.String(), r)
+	return mcpserver.PageResult(b.String(), r, new(untrusted.Page).Add(r.URL, r.Title).AddValue(r.Frames).AddValue(r.Dialogs))
 }
 
 // readPage fills r from the page: frames, then the document's state.
@@ -211,6 +212,9 @@ type TabInfo struct {
 	// (moved into its group, or Share in the panel); such a tab is never
 	// closed by Gasoline, and the user may take it back at any time.
 	SharedBy string `json:"shared_by,omitempty"`
+	// Opener is the session's tab whose page opened this one (a link with
+	// a target, window.open): a popup joins its opener's session.
+	Opener int `json:"opener,omitempty"`
 }
 
 func (o *Observer) tabs(ctx context.Context, c *mcpserver.Call) (any, error) {
@@ -251,9 +255,14 @@ func (o *Observer) tabs(ctx context.Context, c *mcpserver.Call) (any, error) {
 		if o.cfg.Tabs.IsShared(id) {
 			ti.SharedBy = "user"
 		}
+		ti.Opener, _ = o.cfg.Tabs.Registry().Opener(id)
 		r.Tabs = append(r.Tabs, ti)
 	}
-	return mcpserver.Result(tabsText(r, info, c.Session.Info().Client.Name), r)
+	page := new(untrusted.Page)
+	for _, t := range r.Tabs {
+		page.Add(t.URL, t.Title)
+	}
+	return mcpserver.PageResult(tabsText(r, info, c.Session.Info().Client.Name), r, page)
 }
 
 // slotsOf is the browsers where the session has tabs or groups.
@@ -299,6 +308,9 @@ func tabsText(r TabsResult, info map[browsers.Slot]browsers.Info, client string)
 		who := "opened by you"
 		if t.SharedBy == "user" {
 			who = "the user's own tab, shared with you"
+		}
+		if t.Opener != 0 {
+			who += fmt.Sprintf("; opened by tab %d's page", t.Opener)
 		}
 		fmt.Fprintf(&b, "\n%s %d %s %q (%s", mark, t.ID, t.URL, t.Title, who)
 		if len(info) > 1 {

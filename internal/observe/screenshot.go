@@ -212,7 +212,7 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 // Captures of one tab run one at a time. Every screenshot Gasoline takes
 // goes through it (observe screenshot, analyze visual_diff).
 func (o *Observer) Capture(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams) ([]byte, Mask, error) {
-	unlock, err := o.shots.lock(ctx, s.TabID())
+	unlock, err := o.lockShot(ctx, s.TabID())
 	if err != nil {
 		return nil, Mask{}, err
 	}

@@ -122,6 +122,15 @@ var tabPart = target.NewPart("action recorder", func(*target.Target) *tabState {
 // tab returns a tab's state, creating it. Called with r.mu held.
 func (r *Recorder) tab(t *target.Target) *tabState { return tabPart.Of(t) }
 
+// ForgetSession drops what the recorder keeps of a session that ended:
+// its interact calls and its recording.
+func (r *Recorder) ForgetSession(sid string) {
+	r.mu.Lock()
+	delete(r.calls, sid)
+	delete(r.recs, sid)
+	r.mu.Unlock()
+}
+
 func newName() string {
 	var b [8]byte
 	rand.Read(b[:])

@@ -60,6 +60,15 @@ func Start(dir string, log *slog.Logger) (*Core, *slog.Logger, error) {
 	return c, log, nil
 }
 
+// ForgetSession drops what the safety core keeps of a session that ended:
+// its pending approval requests expire (waking their calls), its tokens
+// and site grants go, and so do its redaction counters (the total keeps
+// what they counted).
+func (c *Core) ForgetSession(sessionID string) {
+	c.Approvals.Forget(sessionID)
+	c.red.forget(sessionID)
+}
+
 // Close closes the audit log.
 func (c *Core) Close() error { return c.Audit.Close() }
 

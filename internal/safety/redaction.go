@@ -61,6 +61,13 @@ func (r *redaction) version() string {
 	return e.PolicyVersion()
 }
 
+// forget drops a session's counters.
+func (r *redaction) forget(sessionID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.sessions, sessionID)
+}
+
 // count records one gateway call for a session (and the daemon's total).
 func (r *redaction) count(sessionID string, stage redact.Stage, st redact.Stats, err error) {
 	v := r.version()

@@ -101,9 +101,12 @@ type Result struct {
 	HiddenWhy map[string]int
 	// Note says what Text holds when it is not the whole snapshot: the
 	// find query and its matches, or what a diff compares.
-	Note    string
-	Matches int        // Find: lines matching
-	Diff    *DiffStats // Diff: what changed; nil when Text is the full snapshot
+	Note string
+	// NotRendered: the page's body had drawn nothing yet when the wait for
+	// its first content (RenderWait) ended.
+	NotRendered bool
+	Matches     int        // Find: lines matching
+	Diff        *DiffStats // Diff: what changed; nil when Text is the full snapshot
 }
 
 // Config wires a Snapshotter. Target is required.
@@ -163,6 +166,16 @@ func (s *Snapshotter) session(tab int, sid string) cdproto.Session {
 // for a snapshot in progress.
 func Invalidate(t *target.Target) { refsPart.Of(t).navs.Add(1) }
 
+// ForgetSession drops a session's previous snapshots from every target
+// (the session ended).
+func ForgetSession(targets *target.Set, session string) {
+	refsPart.Each(targets, func(t *tabRefs) {
+		t.mu.Lock()
+		delete(t.prev, session)
+		t.mu.Unlock()
+	})
+}
+
 // Generation is a tab's snapshot generation (0 before its first snapshot).
 // Actions report whether it moved.
 func (s *Snapshotter) Generation(tab int) int {
@@ -218,6 +231,12 @@ func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, er
 		s.release(ctx, tab, t)
 	}
 	run := &walkRun{s: s, tab: tab, t: t, gen: gen, nav: nav, next: t.next, mask: mask}
+	notRendered := false
+	if full {
+		var ok bool
+		ok, w = run.rendered(ctx, w)
+		notRendered = !ok
+	}
 	nodes, err := run.walk(ctx, w, args, 0)
 	if root != nil && errors.Is(err, errRootGone) {
 		return nil, root.gone("the element was removed from the page after snapshot %d")
@@ -229,7 +248,7 @@ func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, er
 		return nil, ErrNavigated
 	}
 	t.commit(run.issued, gen, run.next)
-	r := &Result{Generation: gen, Refs: len(run.issued), Tree: nodes, PageMS: run.pageMS, Hidden: run.hidden, HiddenWhy: run.why}
+	r := &Result{Generation: gen, Refs: len(run.issued), Tree: nodes, PageMS: run.pageMS, Hidden: run.hidden, HiddenWhy: run.why, NotRendered: notRendered}
 	ls, deeper := lines(nodes, o)
 	var prev *kept
 	if full && o.Session != "" {

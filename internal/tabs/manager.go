@@ -76,6 +76,7 @@ type Manager struct {
 	urls     map[int]string           // last known URL per owned tab
 	watched  map[string]bool          // sessions with a watcher
 	opening  map[string]chan struct{} // per-session lock around Open
+	popups   chan struct{}            // closed when a popup is adopted (popupSignal)
 	sessions int                      // sessions seen, for group colours
 	lookup   func(id string) Owner    // finds sessions (Sessions)
 	epochs   map[browsers.Slot]uint64 // connections of each browser (reconcile)
@@ -150,6 +151,10 @@ func (m *Manager) Targets() *target.Set { return m.targets }
 // child sessions and the per-tab state of the daemon's parts.
 func (m *Manager) Target(tab int) *target.Target { return m.targets.Get(tab) }
 
+// LookupTarget is a tab's target, if it has one (a lookup that makes
+// nothing).
+func (m *Manager) LookupTarget(tab int) (*target.Target, bool) { return m.targets.Lookup(tab) }
+
 // Event routes one CDP event of a tab (a Gasoline tab id) to its target.
 // It runs on the link's read goroutine and never blocks.
 func (m *Manager) Event(tab int, session, method string, params json.RawMessage) {
@@ -163,6 +168,18 @@ func (m *Manager) state(tab int) *attachState {
 		m.attach[tab] = st
 	}
 	return st
+}
+
+// tracked is the attach state of a tab the manager tracks: one a session
+// owns, or one it has state for already. The attach and detach events of
+// any other tab (one released or closed: its detach comes after its
+// removal) start no state, which would outlive the tab. Called with m.mu
+// held.
+func (m *Manager) tracked(tab int, owned bool) *attachState {
+	if st := m.attach[tab]; st != nil || owned {
+		return m.state(tab)
+	}
+	return nil
 }
 
 // ensure enables capture in tab unless it is on for the tab's current

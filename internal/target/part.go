@@ -50,3 +50,21 @@ func (p *Part[T]) Peek(t *Target) (*T, bool) {
 	}
 	return v.(*T), true
 }
+
+// Count is how many of the set's targets hold a value of the part (the
+// daemon's memory report).
+func (p *Part[T]) Count(s *Set) int {
+	n := 0
+	p.Each(s, func(*T) { n++ })
+	return n
+}
+
+// Each calls fn with the part's value of every target that holds one (in
+// no order).
+func (p *Part[T]) Each(s *Set, fn func(v *T)) {
+	s.Each(func(t *Target) {
+		if v, ok := p.Peek(t); ok {
+			fn(v)
+		}
+	})
+}

@@ -30,6 +30,12 @@ type Attacher interface {
 	Attached(t *Target)
 }
 
+// A Detacher is told that the debugger left the tab (what came from the
+// attachment is stale; the next one repeats what stands).
+type Detacher interface {
+	Detached(t *Target)
+}
+
 // An Enabler turns on what it needs in a tab whose debugger just attached
 // (CDP domains, injected scripts). It must be safe to run again.
 type Enabler interface {

@@ -179,6 +179,11 @@ func (t *Target) detached() {
 	t.mu.Lock()
 	t.children = nil
 	t.mu.Unlock()
+	for _, l := range t.set.listeners() {
+		if d, ok := l.(Detacher); ok {
+			d.Detached(t)
+		}
+	}
 	t.events.Forget(t.id)
 }
 

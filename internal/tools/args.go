@@ -35,27 +35,31 @@ type Args struct {
 	ToY        *float64 `json:"to_y,omitempty"`
 
 	// Interaction.
-	URL         string   `json:"url,omitempty"`
-	WaitUntil   string   `json:"wait_until,omitempty"`
-	Text        string   `json:"text,omitempty"`
-	Clear       bool     `json:"clear,omitempty"`
-	Value       string   `json:"value,omitempty"`
-	Checked     *bool    `json:"checked,omitempty"`
-	Keys        string   `json:"keys,omitempty"`
-	Button      string   `json:"button,omitempty"`
-	Modifiers   string   `json:"modifiers,omitempty"`
-	ClickCount  int      `json:"click_count,omitempty"`
-	Fields      []Field  `json:"fields,omitempty"`
-	Submit      bool     `json:"submit,omitempty"`
-	Files       []string `json:"files,omitempty"`
-	Script      string   `json:"script,omitempty"`
-	Accept      *bool    `json:"accept,omitempty"`
-	PromptText  string   `json:"prompt_text,omitempty"`
-	NetworkIdle bool     `json:"network_idle,omitempty"`
-	IdleMS      int      `json:"idle_ms,omitempty"`
-	State       string   `json:"state,omitempty"`
-	Name        string   `json:"name,omitempty"`
-	Steps       []Step   `json:"steps,omitempty"`
+	URL        string   `json:"url,omitempty"`
+	WaitUntil  string   `json:"wait_until,omitempty"`
+	Text       string   `json:"text,omitempty"`
+	Clear      bool     `json:"clear,omitempty"`
+	Value      string   `json:"value,omitempty"`
+	Checked    *bool    `json:"checked,omitempty"`
+	Keys       string   `json:"keys,omitempty"`
+	Button     string   `json:"button,omitempty"`
+	Modifiers  string   `json:"modifiers,omitempty"`
+	ClickCount int      `json:"click_count,omitempty"`
+	Fields     []Field  `json:"fields,omitempty"`
+	Submit     bool     `json:"submit,omitempty"`
+	Files      []string `json:"files,omitempty"`
+	// FileContents are upload's files by content.
+	FileContents []FileContent `json:"file_contents,omitempty"`
+	Script       string        `json:"script,omitempty"`
+	Accept       *bool         `json:"accept,omitempty"`
+	PromptText   string        `json:"prompt_text,omitempty"`
+	NetworkIdle  bool          `json:"network_idle,omitempty"`
+	IdleMS       int           `json:"idle_ms,omitempty"`
+	State        string        `json:"state,omitempty"`
+	Name         string        `json:"name,omitempty"`
+	// Arguments are a page tool's arguments, as the page's schema says.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Steps     []Step          `json:"steps,omitempty"`
 
 	// Reading and paging.
 	Limit           int    `json:"limit,omitempty"`
@@ -110,6 +114,13 @@ type Field struct {
 	Value any `json:"value"`
 }
 
+// FileContent is one file of an upload by content.
+type FileContent struct {
+	Name   string `json:"name"`
+	Type   string `json:"type,omitempty"`
+	Base64 string `json:"base64"`
+}
+
 // Step is one step of an interact batch: its mode and its arguments. Parse
 // validates each step as a call of its mode and resolves the older alias
 // action, so What is always set on a parsed call.
@@ -148,15 +159,17 @@ func (s Step) MarshalJSON() ([]byte, error) {
 }
 
 // Canonical is the arguments' one JSON encoding (fields in declaration
-// order, rules re-encoded with sorted keys), without the ones that only
+// order, rules and a page tool's arguments re-encoded with sorted keys), without the ones that only
 // say how a call runs (approval_id, timeout_ms, background): what an
 // approval is bound to.
 func (a Args) Canonical() []byte {
 	a.ApprovalID, a.TimeoutMS, a.Background = "", nil, false
-	if len(a.Rules) > 0 {
-		var v any
-		if json.Unmarshal(a.Rules, &v) == nil {
-			a.Rules, _ = json.Marshal(v)
+	for _, raw := range []*json.RawMessage{&a.Rules, &a.Arguments} {
+		if len(*raw) > 0 {
+			var v any
+			if json.Unmarshal(*raw, &v) == nil {
+				*raw, _ = json.Marshal(v)
+			}
 		}
 	}
 	raw, _ := json.Marshal(a)

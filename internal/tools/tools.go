@@ -92,6 +92,16 @@ type Mode struct {
 	// DrivesPage says calls act in the tab (every interact mode): what the
 	// tab reports during one is the agent's doing, not the user's.
 	DrivesPage bool
+	// OnPage says the mode reads or acts on the page the session's tab
+	// shows (a remote agent's scope may limit the pages it reaches).
+	OnPage bool
+	// Paths names the argument that lists files of the user's machine
+	// (upload's files): a remote agent's scope decides whether it may.
+	Paths string
+	// PageTool says the call runs a tool the page registered (WebMCP): the
+	// page's tool, not the table, says whether it only reads and what the
+	// prompt shows (internal/gate/pagetool.go, internal/pagetools).
+	PageTool bool
 }
 
 // Text says whether a mode's answers can carry text that came from a web

@@ -227,8 +227,11 @@ func checkSteps(batch *Mode, raw json.RawMessage) *Error {
 			return argError(batch, "step %d: %s", i+1, e.Message)
 		}
 		m := t.Mode(what)
-		if m == nil || !m.Step {
+		if m == nil || m.Steps {
 			return argError(batch, "step %d: %q is not an interact action mode; a step is one of: %s", i+1, what, strings.Join(stepModes(t), ", "))
+		}
+		if !m.Step {
+			return argError(batch, "step %d: %s cannot run inside a batch; call interact %s on its own", i+1, what, what)
 		}
 		accepts := func(name string) (Arg, bool) {
 			if name == "frame" || name == "timeout_ms" {

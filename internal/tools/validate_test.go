@@ -128,7 +128,7 @@ func TestParseSteps(t *testing.T) {
 		{"no what", `[{"ref":"e1"}]`, "step 1: interact needs what"},
 		{"unknown mode", `[{"what":"clik","ref":"e1"}]`, `step 1: "clik" is not an interact action mode`},
 		{"batch in batch", `[{"what":"batch","steps":[]}]`, `step 1: "batch" is not an interact action mode`},
-		{"tab mode", `[{"what":"navigate","url":"https://a/"}]`, `step 1: "navigate" is not an interact action mode`},
+		{"tab mode", `[{"what":"navigate","url":"https://a/"}]`, `step 1: navigate cannot run inside a batch; call interact navigate on its own`},
 		{"bad type", `[{"what":"click","ref":"e1"},{"what":"click","ref":"e2","click_count":"2"}]`, "step 2: interact click: click_count must be an integer"},
 		{"unknown arg", `[{"what":"get_text","ref":"e1","tab_id":3}]`, `step 1: interact get_text takes no argument "tab_id"`},
 		{"missing", `[{"what":"type","ref":"e1"}]`, "step 1: interact type needs text"},

@@ -200,10 +200,13 @@ function pseudoBox(el, cs, ps) {
 }
 
 // Paint order. facts are the stacking facts of an element (or of a
-// pseudo-element: {host, pseudo, cs}).
+// pseudo-element: {host, pseudo, cs}). A pseudo-element is told from an
+// element by being no node: an <a> or <area> has a host (its URL's) and
+// Chrome's elements a pseudo() method.
 const stackFacts = new WeakMap();
+const isPseudo = (n) => n.nodeType === undefined;
 function facts(n) {
-  if (n.pseudo !== undefined && n.host) return stackOf(n.cs, false);
+  if (isPseudo(n)) return stackOf(n.cs, false);
   let f = stackFacts.get(n);
   if (!f) {
     f = stackOf(getComputedStyle(n), n === n.ownerDocument.documentElement);
@@ -226,17 +229,18 @@ function stackOf(cs, isRoot) {
 // pseudo-element {host, pseudo} sits first (::before) or last (::after)
 // among its host's children).
 function before(a, b) {
-  const ha = a.host || a, hb = b.host || b;
+  const pa = isPseudo(a), pb = isPseudo(b);
+  const ha = pa ? a.host : a, hb = pb ? b.host : b;
   if (ha === hb) {
-    const rank = (n) => (n.host ? (n.pseudo === '::before' ? 1 : 3) : 0);
-    if (!a.host) return b.host && true;
-    if (!b.host) return false;
+    const rank = (n) => (isPseudo(n) ? (n.pseudo === '::before' ? 1 : 3) : 0);
+    if (!pa) return pb;
+    if (!pb) return false;
     return rank(a) < rank(b);
   }
-  if (a.host && a.pseudo === '::after' && ha.contains(hb)) return false;
-  if (b.host && b.pseudo === '::after' && hb.contains(ha)) return true;
-  if (a.host && a.pseudo === '::before' && ha.contains(hb)) return true;
-  if (b.host && b.pseudo === '::before' && hb.contains(ha)) return false;
+  if (pa && a.pseudo === '::after' && ha.contains(hb)) return false;
+  if (pb && b.pseudo === '::after' && hb.contains(ha)) return true;
+  if (pa && a.pseudo === '::before' && ha.contains(hb)) return true;
+  if (pb && b.pseudo === '::before' && hb.contains(ha)) return false;
   return !!(ha.compareDocumentPosition(hb) & Node.DOCUMENT_POSITION_FOLLOWING);
 }
 
@@ -245,7 +249,7 @@ function before(a, b) {
 // or 'fg' (text, an image).
 function paintPath(node, kind) {
   const chain = [];
-  for (let e = node.host ? node : node; e; e = e.host ? e.host : parentOf(e)) chain.unshift(e);
+  for (let e = node; e; e = isPseudo(e) ? e.host : parentOf(e)) chain.unshift(e);
   const path = [];
   let start = 0;
   for (;;) {
