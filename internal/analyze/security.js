@@ -12,7 +12,7 @@
         items.push([k, v.length > opts.max_value ? v.slice(0, opts.max_value) : v]);
       }
       return items;
-    } catch (e) {
+    } catch {
       return [];
     }
   };
@@ -37,7 +37,7 @@
         let u;
         try {
           u = new URL(el.getAttribute(attr), document.baseURI);
-        } catch (e) {
+        } catch {
           continue;
         }
         if (u.protocol === 'http:' && mixed.length < 100) {

@@ -49,7 +49,7 @@
       const o = new PerformanceObserver((list) => list.getEntries().forEach(cb));
       o.observe({ type, buffered: true, ...(type === 'event' ? { durationThreshold: 16 } : {}) });
       v.observers.push([o, cb]);
-    } catch (_) {
+    } catch {
       // entry type not supported by this browser
     }
   }

@@ -9,7 +9,6 @@
 // Text a person cannot see (globalThis.__gasolineVisible, installed before
 // this function runs: internal/visible) is left out and counted in hidden;
 // unseen text inside a control still names it, capped at V.NAME_CAP.
-// eslint-disable-next-line no-unused-vars
 function gasolineSnapshot(opts) {
   const t0 = performance.now();
   const V = globalThis.__gasolineVisible;

@@ -654,7 +654,7 @@ function hasImage(c, b) {
 // and that this world may read (same origin or data:), every sampled pixel
 // of which is the ink's colour: text on it cannot be seen.
 const images = new Map();
-function imageMatches(el, bi, ink, b) {
+function imageMatches(el, bi, ink, _box) {
   if (!ink) return false;
   const url = /url\("?([^")]*)"?\)/.exec(bi)?.[1];
   if (!url) return false;

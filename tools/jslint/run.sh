@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Lints and format-checks extension/: ESLint (flat config) then Prettier.
+# Lints and format-checks extension/ (ESLint, flat config, then Prettier)
+# and lints the scripts the daemon injects into pages (internal/**/*.js)
+# with the same rules (ESLint).
 # Usage: tools/jslint/run.sh            (from anywhere)
 #        tools/jslint/run.sh --fix      (rewrite formatting, apply lint fixes)
 set -euo pipefail
@@ -14,5 +16,5 @@ if [[ "${1:-}" == "--fix" ]]; then
   "$bin/prettier" --config "$here/prettier.config.mjs" --write extension/
   "$bin/eslint" -c "$here/eslint.config.mjs" --fix extension/
 fi
-"$bin/eslint" -c "$here/eslint.config.mjs" --max-warnings 0 extension/
+"$bin/eslint" -c "$here/eslint.config.mjs" --max-warnings 0 extension/ internal/
 "$bin/prettier" --config "$here/prettier.config.mjs" --check extension/
