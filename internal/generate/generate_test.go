@@ -20,7 +20,7 @@ import (
 
 type noRedaction struct{}
 
-func (noRedaction) Text(_, s string) (string, error)      { return s, nil }
+func (noRedaction) Text(_, s string) (string, error)        { return s, nil }
 func (noRedaction) JSON(_ string, b []byte) ([]byte, error) { return b, nil }
 
 // TestGenerateThroughTheDispatcher: interact calls made through the

@@ -35,7 +35,7 @@ type fixture struct {
 
 type noRedaction struct{}
 
-func (noRedaction) Text(_, s string) (string, error)      { return s, nil }
+func (noRedaction) Text(_, s string) (string, error)        { return s, nil }
 func (noRedaction) JSON(_ string, b []byte) ([]byte, error) { return b, nil }
 
 func newFixture(t *testing.T) *fixture {
@@ -49,7 +49,9 @@ func newFixture(t *testing.T) *fixture {
 	f.link.Methods["tabs.group"] = func(json.RawMessage) (any, error) { return map[string]int{"group_id": 5}, nil }
 	f.link.Methods["tabs.close"] = func(json.RawMessage) (any, error) { return map[string]any{}, nil }
 	f.link.Methods["tabs.get"] = func(p json.RawMessage) (any, error) {
-		var q struct{ TabID int `json:"tab_id"` }
+		var q struct {
+			TabID int `json:"tab_id"`
+		}
 		json.Unmarshal(p, &q)
 		return json.RawMessage(fmt.Sprintf(`{"tab":{"id":%d,"url":"http://127.0.0.1/page","title":"Page","group_id":5}}`, q.TabID)), nil
 	}
