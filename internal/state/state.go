@@ -1,6 +1,6 @@
 // Package state owns Gasoline's on-disk state: the state directory, the
-// daemon's state file (pid, port, token, version) and the single-instance
-// lock.
+// daemon's state file (pid, port, version, start time; no credential: those
+// are internal/creds' files) and the single-instance lock.
 package state
 
 import (
