@@ -109,8 +109,9 @@ func decodeArgs(m *Mode, raw json.RawMessage, into *Args) *Error {
 		return nil
 	}
 	if err := json.Unmarshal(raw, into); err != nil {
-		// Validation checked every type; this is a Gasoline bug.
-		return argError(m, "%s %s: the arguments could not be decoded (%v)", m.Tool, m.Name, err)
+		// Validation checked the types of the arguments; what it does not
+		// see inside an object (a field's x given as a string) fails here.
+		return argError(m, "%s %s: an argument does not have the shape described (%v)", m.Tool, m.Name, err)
 	}
 	return nil
 }

@@ -142,6 +142,9 @@ func TestParseSteps(t *testing.T) {
 			}
 		})
 	}
+	if _, e := Parse("interact", json.RawMessage(`{"what":"fill_form","fields":[{"ref":"e1","x":"left","value":"v"}]}`)); e == nil || e.Code != CodeInvalidArgument || !strings.Contains(e.Message, "does not have the shape") {
+		t.Errorf("a field of the wrong shape: %v", e)
+	}
 	if _, e := Parse("interact", json.RawMessage(`{"what":"batch","steps":[{"what":"wait_for","selector":"#a","timeout_ms":100,"frame":"f"}]}`)); e != nil {
 		t.Errorf("a step with its own timeout_ms and frame: %v", e)
 	}
