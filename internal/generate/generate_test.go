@@ -38,7 +38,7 @@ func TestGenerateThroughTheDispatcher(t *testing.T) {
 	tm := tabs.New(ctx, tabs.Config{Link: link})
 	store, err := capture.NewStore(nil)
 	require.NoError(t, err)
-	m, err := mcpserver.New(ctx, &mcpserver.Options{Version: "test", Redact: noRedaction{},
+	m, err := mcpserver.New(ctx, &mcpserver.Options{Version: "test", Redact: targettest.NoRedaction{},
 		Gate: func(context.Context, *mcpserver.Call) *tools.Error { return nil }})
 	require.NoError(t, err)
 	t.Cleanup(func() { cancel(); m.Wait(); tm.Wait() })

@@ -71,7 +71,7 @@ func newFixture(t *testing.T) *fixture {
 	egress := &redact.Gateway{Engine: func() (*redact.Engine, error) { return redact.New(redact.DefaultPolicy()) }}
 	x := New(Config{Tabs: f.tabs, Link: f.link, Capture: store, Dir: t.TempDir(), Egress: egress})
 	f.tabs.Targets().Listen(x)
-	f.m, err = mcpserver.New(ctx, &mcpserver.Options{Version: "test", Redact: noRedaction{},
+	f.m, err = mcpserver.New(ctx, &mcpserver.Options{Version: "test", Redact: targettest.NoRedaction{},
 		Gate: func(context.Context, *mcpserver.Call) *tools.Error { return nil }})
 	require.NoError(t, err)
 	x.Register(f.m)

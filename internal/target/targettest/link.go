@@ -112,3 +112,10 @@ func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// NoRedaction is a redaction gateway that passes everything (an
+// mcpserver.Redactor for tests that are not about redaction).
+type NoRedaction struct{}
+
+func (NoRedaction) Text(_, s string) (string, error)        { return s, nil }
+func (NoRedaction) JSON(_ string, b []byte) ([]byte, error) { return b, nil }
