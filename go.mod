@@ -14,6 +14,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	github.com/tidwall/gjson v1.20.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/net v0.21.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
 )
