@@ -9,6 +9,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/analyze"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/devtools"
 	"github.com/gasoline-mcp/gasoline/internal/interact"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/noise"
@@ -33,6 +34,9 @@ type browser struct {
 	noise   *noise.Rules
 	log     *slog.Logger
 	ana     *analyze.Analyzer
+	// dev serves emulation, routes, downloads, traces and PDF
+	// (internal/devtools), with its state per tab.
+	dev *devtools.Manager
 }
 
 // newBrowser builds the relay state; its goroutines stop with ctx (wait
@@ -58,6 +62,9 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 			}
 			b.feed.Forget(tab)
 			b.act.Forget(tab)
+			if b.dev != nil {
+				b.dev.Release(tab) // its routes, emulation and held downloads end with it
+			}
 			s.router.Forget(tab) // waiters on its events stop; they ask the registry why
 		},
 		Logger: s.log,
@@ -67,8 +74,10 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 	b.act = interact.New(interact.Config{Tabs: b.tabs, CDP: session, Link: s.links, Capture: store, Dir: s.cfg.Dir,
 		Egress: s.safe.Egress(), Secrets: s.safe.MaskSelectors, Logger: s.log})
 	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Browsers: s.links, Dir: s.cfg.Dir,
-		ResolveRef: b.act.ResolveRef, Noise: b.noise, Logger: s.log})
+		ResolveRef: b.act.ResolveRef, Noise: b.noise, Logger: s.log, Conditions: b.conditions})
 	b.ana = s.newAnalyzer(b)
+	b.dev = devtools.New(ctx, devtools.Config{Tabs: b.tabs, CDP: session, Lock: b.act.Lock, Approvals: s.safe.Approvals,
+		Redact: s.safe.RedactText, Egress: s.safe.Egress(), Print: b.obs.Print, Dir: s.cfg.Dir, Logger: s.log})
 	return b, nil
 }
 
@@ -78,13 +87,33 @@ func (b *browser) register(m *mcpserver.Server) {
 	b.obs.Register(m)
 	b.act.Register(m)
 	b.ana.Register(m)
+	b.dev.Register(m)
+}
+
+// conditions is what interact emulate put in force on a tab (observe
+// page).
+func (b *browser) conditions(tab int) (string, any) {
+	if b.dev == nil {
+		return "", nil
+	}
+	return b.dev.Conditions(tab)
 }
 
 // enable turns on capture in an attached tab, then the action recorder
 // (best effort: a tab whose recorder failed still captures the rest).
 func (b *browser) enable(ctx context.Context, s *cdp.Session) error {
-	if err := observe.Enable(ctx, s); err != nil || b.actions == nil {
+	if err := observe.Enable(ctx, s); err != nil {
 		return err
+	}
+	// Request interception (routes, downloads) and the tab's emulation,
+	// put back after a re-attach; a failure leaves capture working.
+	if b.dev == nil {
+		return nil
+	} else if err := b.dev.Enable(ctx, s); err != nil {
+		b.log.Warn("request interception or emulation not restored in this tab", "tab", s.TabID(), "err", err)
+	}
+	if b.actions == nil {
+		return nil
 	}
 	if err := b.actions.Install(ctx, s); err != nil {
 		b.log.Warn("action recorder not installed; observe actions stays empty for this tab", "tab", s.TabID(), "err", err)
@@ -95,6 +124,7 @@ func (b *browser) enable(ctx context.Context, s *cdp.Session) error {
 func (b *browser) wait() {
 	b.tabs.Wait()
 	b.feed.Wait()
+	b.dev.Wait()
 }
 
 // event routes one extension event to the relay state. It runs on the
@@ -118,6 +148,10 @@ func (b *browser) event(method string, tab int, session, cdpMethod string, param
 
 // Capture returns the capture buffers (for tests and benchmarks).
 func (s *Server) Capture() *capture.Store { return s.browser.store }
+
+// DevTools returns the emulation, routes, downloads, traces and PDF
+// modes' state (for tests).
+func (s *Server) DevTools() *devtools.Manager { return s.browser.dev }
 
 // Tabs returns the tab ownership manager.
 func (s *Server) Tabs() *tabs.Manager { return s.browser.tabs }

@@ -16,7 +16,8 @@ import (
 // cannot run without. The MCP layer's goroutines stop with ctx.
 func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 	started := time.Now()
-	g, err := gate.New(gate.Config{Approvals: s.safe.Approvals, Tabs: s.browser.tabs, Describe: s.browser.act.Describe, Redact: s.safe.RedactText})
+	g, err := gate.New(gate.Config{Approvals: s.safe.Approvals, Tabs: s.browser.tabs, Describe: s.browser.act.Describe, Redact: s.safe.RedactText,
+		Words: s.browser.dev.Words})
 	if err != nil {
 		return nil, err
 	}

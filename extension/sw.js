@@ -9,6 +9,7 @@ import { Connector, HOST_NAME, PROTOCOL_VERSION } from './lib/connector.js';
 import { PROFILE_KEY, cleanProfile, loadIdentity } from './lib/identity.js';
 import { log } from './lib/log.js';
 import { packageFile } from './lib/inject.js';
+import { DownloadGuard, wireDownloads } from './lib/downloads.js';
 import { PanelBridge, viaConnector, wirePanel } from './lib/panelbridge.js';
 import { Relay } from './lib/relay.js';
 import { wire } from './lib/wire.js';
@@ -79,6 +80,16 @@ wire(
 );
 
 wirePanel(chrome, panels, log);
+
+// Downloads of the agents' tabs never reach the Downloads folder.
+wireDownloads(
+  chrome,
+  new DownloadGuard({
+    downloads: chrome.downloads,
+    attached: () => relay.attachments.attached(),
+    log,
+  }),
+);
 
 // The user names this browser profile in the panel (storage.local).
 async function announceProfile() {

@@ -118,6 +118,9 @@ type ChainOptions struct {
 	// SessionTTL shortens how long the daemon keeps a session whose
 	// client went away (0: the default).
 	SessionTTL time.Duration
+	// Env is added to Chromium's environment (e.g. HOME, to see where
+	// the browser would put downloads).
+	Env []string
 }
 
 // StartChain starts the daemon in-process, Chromium with the extension, and
@@ -186,7 +189,7 @@ func StartChainWith(tb testing.TB, hostBin string, opts ChainOptions) *Chain {
 	c.Browser = testbrowser.Start(tb, testbrowser.Options{
 		ExtensionDir: filepath.Join(RepoRoot(), "extension"),
 		UserDataDir:  udd,
-		Env:          []string{"GASOLINE_HOME=" + c.Home, "GASOLINE_PORT=" + strconv.Itoa(c.Port)},
+		Env:          append([]string{"GASOLINE_HOME=" + c.Home, "GASOLINE_PORT=" + strconv.Itoa(c.Port)}, opts.Env...),
 		ExtraArgs:    extra,
 	})
 	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -45,6 +45,11 @@ type Config struct {
 	// Redact is the server stage of the redaction gateway: prompts are
 	// outputs like any other.
 	Redact func(sessionID, text string) (string, error)
+	// Words, when set, says in full what a call of a mode outside the
+	// actions engine does (interact emulate and route, analyze
+	// performance_trace: internal/devtools), or "" to leave it to the
+	// gate's own words.
+	Words func(c *mcpserver.Call) string
 }
 
 // Gate decides gated calls.
@@ -181,6 +186,11 @@ func (g *Gate) request(c *mcpserver.Call, req approval.Request, p plan, w where)
 // words says what the call does (`click button "Pay now" on tab 7 (…)`)
 // and, for a batch, each step.
 func (g *Gate) words(c *mcpserver.Call, p plan, w where) (string, []string) {
+	if g.cfg.Words != nil {
+		if s := g.cfg.Words(c); s != "" {
+			return s + w.label, nil
+		}
+	}
 	if c.Mode.Tool != "interact" || w.scope.TabID == 0 || c.Str("url") != "" {
 		return c.Mode.Key() + w.label, nil
 	}

@@ -118,10 +118,12 @@ func join(a, b string) string {
 	return a + "+" + b
 }
 
-// resourceTypes maps what an agent writes to CDP's Network.ResourceType.
+// resourceTypes maps what an agent writes to CDP's Network.ResourceType as
+// the Fetch domain reports it: it calls a fetch() request XHR (Chromium's
+// network service knows one type for both), so fetch and xhr are one.
 var resourceTypes = map[string]string{
 	"document": "Document", "stylesheet": "Stylesheet", "image": "Image", "media": "Media", "font": "Font",
-	"script": "Script", "xhr": "XHR", "fetch": "Fetch", "eventsource": "EventSource", "websocket": "WebSocket",
+	"script": "Script", "xhr": "XHR", "fetch": "XHR", "eventsource": "EventSource", "websocket": "WebSocket",
 	"manifest": "Manifest", "ping": "Ping", "other": "Other",
 }
 

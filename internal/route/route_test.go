@@ -44,7 +44,7 @@ func TestTableMatchesNewestFirst(t *testing.T) {
 	if err != nil || a.ID != "r1" || a.Effect != "fulfill" {
 		t.Fatalf("add: %+v %v", a, err)
 	}
-	b, _ := tb.Add(Spec{Pattern: "*/api/items*", Method: "get", Type: "xhr", Block: true, DelayMS: 5}, now)
+	b, _ := tb.Add(Spec{Pattern: "*/api/items*", Method: "get", Type: "fetch", Block: true, DelayMS: 5}, now)
 	if b.Effect != "delay+block" || b.Method != "GET" || b.Type != "XHR" {
 		t.Fatalf("normalized: %+v", b)
 	}
@@ -54,7 +54,7 @@ func TestTableMatchesNewestFirst(t *testing.T) {
 	if r, ok := tb.Match("POST", "http://x/api/items", "XHR", now); !ok || r.ID != "r1" {
 		t.Errorf("another method falls through to the older route: %+v", r)
 	}
-	if r, ok := tb.Match("GET", "http://x/api/items", "Fetch", now); !ok || r.ID != "r1" {
+	if r, ok := tb.Match("GET", "http://x/api/items", "Script", now); !ok || r.ID != "r1" {
 		t.Errorf("another type falls through: %+v", r)
 	}
 	if _, ok := tb.Match("GET", "http://x/other", "XHR", now); ok {

@@ -90,6 +90,7 @@ func attachment(typ, name, body string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		noStore(w, typ)
 		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		fmt.Fprint(w, body)
 	}
 }
