@@ -29,8 +29,8 @@ type tabState struct {
 	mu       sync.Mutex
 	captured map[string]time.Time // URLs of downloads saved from the Fetch stage, lately
 	emu      emulate.Settings
-	applied bool   // overrides were sent in this debugger session
-	unsub   func() // the current subscriptions
+	applied  bool   // overrides were sent in this debugger session
+	unsub    func() // the current subscriptions
 }
 
 func newTabState(tab int) *tabState {

@@ -117,13 +117,13 @@ func TestE2EPerformanceTrace(t *testing.T) {
 	assert.Greater(t, len(raw.TraceEvents), 500, "the raw trace holds Chrome's events")
 
 	// Throttled CPU, then network: the same page loads later.
-	x.emulate(map[string]any{"cpu_slowdown": 6})
+	x.emulate(map[string]any{"cpu_slowdown": 10})
 	cpu, a := x.trace(nil)
-	assert.Contains(t, a.Text, "CPU 6× slower")
+	assert.Contains(t, a.Text, "CPU 10× slower")
 	x.emulate(map[string]any{"reset": true, "network": "fast_3g"})
 	slow, a := x.trace(nil)
 	assert.Contains(t, a.Text, "network fast_3g")
-	t.Logf("LCP: %g ms unthrottled, %g ms at CPU 6×, %g ms on fast 3G", base.LCP.MS, cpu.LCP.MS, slow.LCP.MS)
+	t.Logf("LCP: %g ms unthrottled, %g ms at CPU 10×, %g ms on fast 3G", base.LCP.MS, cpu.LCP.MS, slow.LCP.MS)
 	assert.Greater(t, cpu.LCP.MS, base.LCP.MS, "a slower CPU delays LCP")
 	assert.Greater(t, slow.LCP.MS, base.LCP.MS, "a slower network delays LCP")
 	assert.Equal(t, "IMG id='hero'", slow.LCP.NodeName)

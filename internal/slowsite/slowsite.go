@@ -95,7 +95,34 @@ func attachment(typ, name, body string) http.HandlerFunc {
 	}
 }
 
-// imagePNG answers a w×h PNG of one colour (?color=rrggbb) after ?ms=.
+// texture is a w×h image of 8×8 blocks, each a shade of c drawn from a
+// fixed sequence: a photo-like amount of detail. Chrome does not count an
+// image of (almost) one colour as contentful (the LCP entropy heuristic:
+// under 0.05 bits per displayed pixel), so a flat fixture image would or
+// would not be the LCP depending on the window's size.
+func texture(w, h int, c color.RGBA) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	seed := uint32(2463534242)
+	shade := func(v uint8, d int) uint8 { return uint8(max(0, min(255, int(v)+d))) }
+	for by := 0; by < h; by += 8 {
+		for bx := 0; bx < w; bx += 8 {
+			seed ^= seed << 13
+			seed ^= seed >> 17
+			seed ^= seed << 5
+			d := int(seed%97) - 48
+			for y := by; y < min(by+8, h); y++ {
+				for x := bx; x < min(bx+8, w); x++ {
+					i := img.PixOffset(x, y)
+					img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = shade(c.R, d), shade(c.G, d), shade(c.B, d), 0xff
+				}
+			}
+		}
+	}
+	return img
+}
+
+// imagePNG answers a w×h textured PNG in shades of ?color=rrggbb after
+// ?ms=.
 func imagePNG(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	wd, _ := strconv.Atoi(q.Get("w"))
@@ -105,10 +132,7 @@ func imagePNG(w http.ResponseWriter, r *http.Request) {
 	if v, err := strconv.ParseUint(q.Get("color"), 16, 32); err == nil {
 		c = color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 0xff}
 	}
-	img := image.NewRGBA(image.Rect(0, 0, wd, ht))
-	for i := 0; i < len(img.Pix); i += 4 {
-		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
-	}
+	img := texture(wd, ht, c)
 	var buf bytes.Buffer
 	png.Encode(&buf, img)
 	if !delay(r) {
