@@ -10,6 +10,7 @@ import { PROFILE_KEY, cleanProfile, loadIdentity } from './lib/identity.js';
 import { log } from './lib/log.js';
 import { packageFile } from './lib/inject.js';
 import { DownloadGuard, wireDownloads } from './lib/downloads.js';
+import { DOWN, releaseInterception } from './lib/interception.js';
 import { PanelBridge, viaConnector, wirePanel } from './lib/panelbridge.js';
 import { Relay } from './lib/relay.js';
 import { wire } from './lib/wire.js';
@@ -64,6 +65,9 @@ const connector = new Connector({
     panels.event(method, params) || log(`event ${method} ignored`),
   onState: (state, detail) => {
     panels.linkState(state, detail);
+    if (DOWN.has(state)) {
+      releaseInterception(chrome.debugger, relay.attachments.attached(), log);
+    }
     // A daemon that came back got the hello the host replayed, with the
     // profile name of then: say the current one.
     if (state === 'ready') announceProfile();
