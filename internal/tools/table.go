@@ -90,7 +90,7 @@ var table = []toolSpec{
 	},
 	{
 		name: "analyze", title: "Analyze the page", openWorld: true, common: "tab_id",
-		summary: "Conclusions about the page computed in the daemon (read-only)",
+		summary: "Conclusions about the page computed in the daemon (read-only, but performance_trace reloads the page)",
 		modes: []modeSpec{
 			{"accessibility", ro, 1, "selector wcag_level limit", "WCAG checks on the live page"},
 			{"data_table", ro, 1, "selector limit", "a table on the page as rows"},
@@ -108,7 +108,7 @@ var table = []toolSpec{
 	},
 	{
 		name: "generate", title: "Generate artifacts", openWorld: false, common: "tab_id",
-		summary: "Artifacts from what was captured: Playwright scripts and tests, HAR, CSP, SARIF (read-only)",
+		summary: "Artifacts from what was captured: Playwright scripts and tests, HAR, CSP, SARIF; a PDF of the page (read-only)",
 		modes: []modeSpec{
 			{"csp", ro, 1, "report_only", "a Content-Security-Policy from the origins observed"},
 			{"har", ro, 1, "url to_file", "HAR 1.2 of captured traffic, redacted"},
