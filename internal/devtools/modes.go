@@ -38,6 +38,8 @@ func (m *Manager) emulate(ctx context.Context, c *mcpserver.Call) (any, error) {
 		return nil, err
 	}
 	t := m.state(s.TabID())
+	t.change.Lock()
+	defer t.change.Unlock()
 	prev := t.emulation()
 	next, err := prev.Apply(*req)
 	if err != nil {
@@ -79,6 +81,8 @@ func (m *Manager) route(ctx context.Context, c *mcpserver.Call) (any, error) {
 		return nil, err
 	}
 	t := m.state(s.TabID())
+	t.change.Lock()
+	defer t.change.Unlock()
 	r, err := t.routes.Add(*spec, time.Now().UTC())
 	if err != nil {
 		return nil, routeError(err)
@@ -105,6 +109,8 @@ func (m *Manager) unroute(ctx context.Context, c *mcpserver.Call) (any, error) {
 		return nil, err
 	}
 	t := m.state(s.TabID())
+	t.change.Lock()
+	defer t.change.Unlock()
 	pattern := c.Str("url_pattern")
 	r := UnrouteResult{TabID: s.TabID(), Removed: t.routes.Remove("", pattern)}
 	if r.Removed == nil {

@@ -25,6 +25,10 @@ type tabState struct {
 	ctx    context.Context // ends with Close: delays, downloads in flight
 	cancel context.CancelFunc
 	routes route.Table
+	// change serializes the calls that change what is in force (emulate,
+	// route, unroute), so two of them never send their CDP commands
+	// interleaved or out of order.
+	change sync.Mutex
 
 	mu       sync.Mutex
 	captured map[string]time.Time // URLs of downloads saved from the Fetch stage, lately
@@ -109,6 +113,8 @@ func (t *tabState) patterns() []*fetch.RequestPattern {
 // emulation back in force.
 func (m *Manager) Enable(ctx context.Context, s *cdp.Session) error {
 	t := m.state(s.TabID())
+	t.change.Lock() // after a route or an emulation change, never between its state and its commands
+	defer t.change.Unlock()
 	m.subscribe(t, s)
 	steps := []cdp.Step{
 		{Method: fetch.Disable.Method, Always: true},
