@@ -29,6 +29,9 @@ type tabState struct {
 	// route, unroute), so two of them never send their CDP commands
 	// interleaved or out of order.
 	change sync.Mutex
+	// tracing is held while a trace records: one at a time (a second
+	// Tracing.end would end the first one's recording).
+	tracing sync.Mutex
 
 	mu       sync.Mutex
 	captured map[string]time.Time // URLs of downloads saved from the Fetch stage, lately

@@ -48,6 +48,11 @@ func (m *Manager) performanceTrace(ctx context.Context, c *mcpserver.Call) (any,
 	if err != nil {
 		return nil, err
 	}
+	t := m.state(s.TabID())
+	if !t.tracing.TryLock() {
+		return nil, tools.Errorf("trace_busy", "tab %d is already being traced by another performance_trace; retry when it ends", s.TabID())
+	}
+	defer t.tracing.Unlock()
 	if dur == 0 {
 		unlock, err := m.cfg.Lock(ctx, s.TabID())
 		if err != nil {
@@ -55,11 +60,10 @@ func (m *Manager) performanceTrace(ctx context.Context, c *mcpserver.Call) (any,
 		}
 		defer unlock()
 	}
-	t := m.state(s.TabID())
 	raw, err := trace.Record(ctx, s, trace.Options{Reload: dur == 0, Duration: dur})
 	switch {
 	case errors.Is(err, trace.ErrBusy):
-		return nil, tools.Errorf("trace_busy", "tab %d is already being traced (another performance_trace, or the Performance panel of DevTools); retry when it ends", s.TabID())
+		return nil, tools.Errorf("trace_busy", "tab %d could not start a trace (%v): another performance_trace, or the Performance panel of DevTools, may be recording it; retry when it ends", s.TabID(), errors.Unwrap(err))
 	case err != nil:
 		return nil, tabs.ToolError(err)
 	}

@@ -55,9 +55,16 @@ var holdParams = page.StartScreencastParams{Format: page.StartScreencastFormatJp
 
 func ptrInt(v int64) *int64 { return &v }
 
-// ErrBusy is returned when the tab is already being traced (by Gasoline
-// or by the user's DevTools).
-var ErrBusy = errors.New("trace: the tab is already being traced")
+// ErrBusy is returned (wrapping Chrome's answer) when Tracing.start is
+// refused: the tab is most likely being traced already (by Gasoline or by
+// the user's DevTools).
+var ErrBusy = errors.New("trace: tracing could not start")
+
+type busyError struct{ err error }
+
+func (e *busyError) Error() string        { return ErrBusy.Error() + ": " + e.err.Error() }
+func (e *busyError) Is(target error) bool { return target == ErrBusy }
+func (e *busyError) Unwrap() error        { return e.err }
 
 // Record traces the tab and returns the trace as JSON. The tab is held
 // visible and focused (Emulation.setFocusEmulationEnabled, a screencast
@@ -92,7 +99,7 @@ func Record(ctx context.Context, s *cdp.Session, o Options) ([]byte, error) {
 		StreamCompression: tracing.StreamCompressionGzip,
 		TraceConfig:       &tracing.TraceConfig{RecordMode: tracing.TraceConfigRecordModeRecordAsMuchAsPossible, IncludedCategories: Categories, ExcludedCategories: []string{"*"}}}
 	if _, err := cdproto.Call(ctx, s, tracing.Start, start); err != nil {
-		return nil, fmt.Errorf("%w (%v)", ErrBusy, err)
+		return nil, &busyError{err}
 	}
 	ended := false
 	defer func() {

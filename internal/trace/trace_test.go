@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -178,6 +179,14 @@ func TestParseForms(t *testing.T) {
 		if _, err := Parse([]byte(bad)); err == nil {
 			t.Errorf("Parse(%q) accepted", bad)
 		}
+	}
+}
+
+func TestBusyError(t *testing.T) {
+	chrome := errors.New("Tracing has already been started (possibly in another tab).")
+	err := fmt.Errorf("wrapped: %w", &busyError{chrome})
+	if !errors.Is(err, ErrBusy) || !errors.Is(err, chrome) || !strings.Contains(err.Error(), "already been started") {
+		t.Errorf("%v", err)
 	}
 }
 
