@@ -126,7 +126,6 @@ func TestE2EPerformanceTrace(t *testing.T) {
 	t.Logf("LCP: %g ms unthrottled, %g ms at CPU 10×, %g ms on fast 3G", base.LCP.MS, cpu.LCP.MS, slow.LCP.MS)
 	assert.Greater(t, cpu.LCP.MS, base.LCP.MS, "a slower CPU delays LCP")
 	assert.Greater(t, slow.LCP.MS, base.LCP.MS, "a slower network delays LCP")
-	assert.Equal(t, "IMG id='hero'", slow.LCP.NodeName)
 }
 
 // TestE2EPerformanceTraceOfActions: with duration_ms the trace records
