@@ -10,6 +10,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/devtools"
 	"github.com/gasoline-mcp/gasoline/internal/interact"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/noise"
@@ -36,6 +37,9 @@ type browser struct {
 	log     *slog.Logger
 	ana     *analyze.Analyzer
 	pages   *pagetools.Manager // the pages' own WebMCP tools
+	// dev serves emulation, routes, downloads, traces and PDF
+	// (internal/devtools), with its state per tab.
+	dev *devtools.Manager
 }
 
 // newBrowser builds the relay state; its goroutines stop with ctx (wait
@@ -63,6 +67,9 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 			b.obs.Forget(tab)
 			b.act.Forget(tab)
 			b.pages.Forget(tab)
+			if b.dev != nil {
+				b.dev.Release(tab) // its routes, emulation and held downloads end with it
+			}
 			s.router.Forget(tab) // waiters on its events stop; they ask the registry why
 		},
 		Logger: s.log,
@@ -73,11 +80,13 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 		Egress: s.safe.Egress(), Secrets: s.safe.MaskSelectors, Logger: s.log,
 		Redact: func(text string) (string, error) { return s.safe.RedactText("", text) }})
 	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Browsers: s.links, Dir: s.cfg.Dir,
-		ResolveRef: b.act.ResolveRef, Noise: b.noise, Logger: s.log})
+		ResolveRef: b.act.ResolveRef, Noise: b.noise, Logger: s.log, Conditions: b.conditions})
 	b.ana = s.newAnalyzer(b)
 	if b.pages, err = pagetools.New(pagetools.Config{Tabs: b.tabs, Lock: b.act.Lock, Audit: s.safe.Audit.Write, Logger: s.log}); err != nil {
 		return nil, err
 	}
+	b.dev = devtools.New(ctx, devtools.Config{Tabs: b.tabs, CDP: session, Lock: b.act.Lock, Approvals: s.safe.Approvals,
+		Redact: s.safe.RedactText, Egress: s.safe.Egress(), Print: b.obs.Print, Dir: s.cfg.Dir, Logger: s.log})
 	return b, nil
 }
 
@@ -88,6 +97,16 @@ func (b *browser) register(m *mcpserver.Server) {
 	b.act.Register(m)
 	b.ana.Register(m)
 	b.pages.Register(m)
+	b.dev.Register(m)
+}
+
+// conditions is what interact emulate put in force on a tab (observe
+// page).
+func (b *browser) conditions(tab int) (string, any) {
+	if b.dev == nil {
+		return "", nil
+	}
+	return b.dev.Conditions(tab)
 }
 
 // enable turns on capture in an attached tab, then Chrome's WebMCP domain
@@ -98,8 +117,18 @@ func (b *browser) enable(ctx context.Context, s *cdp.Session) error {
 	if err := observe.Enable(ctx, s); err != nil {
 		return err
 	}
-	if err := b.pages.Enable(ctx, s); err != nil || b.actions == nil {
+	if err := b.pages.Enable(ctx, s); err != nil {
 		return err
+	}
+	// Request interception (routes, downloads) and the tab's emulation,
+	// put back after a re-attach; a failure leaves capture working.
+	if b.dev == nil {
+		return nil
+	} else if err := b.dev.Enable(ctx, s); err != nil {
+		b.log.Warn("request interception or emulation not restored in this tab", "tab", s.TabID(), "err", err)
+	}
+	if b.actions == nil {
+		return nil
 	}
 	if err := b.actions.Install(ctx, s); err != nil {
 		b.log.Warn("action recorder not installed; observe actions stays empty for this tab", "tab", s.TabID(), "err", err)
@@ -110,6 +139,7 @@ func (b *browser) enable(ctx context.Context, s *cdp.Session) error {
 func (b *browser) wait() {
 	b.tabs.Wait()
 	b.feed.Wait()
+	b.dev.Wait()
 }
 
 // event routes one extension event to the relay state. It runs on the
@@ -134,6 +164,10 @@ func (b *browser) event(method string, tab int, session, cdpMethod string, param
 
 // Capture returns the capture buffers (for tests and benchmarks).
 func (s *Server) Capture() *capture.Store { return s.browser.store }
+
+// DevTools returns the emulation, routes, downloads, traces and PDF
+// modes' state (for tests).
+func (s *Server) DevTools() *devtools.Manager { return s.browser.dev }
 
 // Tabs returns the tab ownership manager.
 func (s *Server) Tabs() *tabs.Manager { return s.browser.tabs }

@@ -26,6 +26,7 @@ var describe = map[string]string{
 	"interact.click":          "Click on the page",
 	"interact.close_tab":      "Close a tab",
 	"interact.drag":           "Drag something on the page",
+	"interact.emulate":        "Make the tab behave like another device or network (screen size, colour scheme, location, slow network or CPU) until the agent's session ends",
 	"interact.execute_js":     "Run its own JavaScript in the page (a script can read and change anything the page can, and send it anywhere)",
 	"interact.fill_form":      "Fill in a form",
 	"interact.forward":        "Go forward in the tab's history",
@@ -34,9 +35,13 @@ var describe = map[string]string{
 	"interact.navigate":       "Go to another page in a tab",
 	"interact.new_tab":        "Open a new tab",
 	"interact.refresh":        "Reload the page",
+	"interact.route":          "Change what the tab's page receives from the network: block requests, answer them with made-up responses or delay them, until the agent's session ends",
 	"interact.select":         "Choose an option in a list",
 	"interact.type":           "Type text into the page",
+	"interact.unroute":        "Stop changing what the tab's page receives from the network",
 	"interact.upload":         "Give the page files from this computer",
+
+	"analyze.performance_trace": "Reload the page (or watch what happens next) while recording a performance trace",
 
 	"configure.agent_watch":     "Change Gasoline's automatic read-only checks on errors and failed requests",
 	"configure.clear":           "Clear data Gasoline captured (logs, errors, network)",

@@ -14,23 +14,23 @@ import "github.com/gasoline-mcp/gasoline/internal/untrusted"
 // pageText is the set, by "tool.mode".
 var pageText = setOf(
 	// observe: what the page showed and what it sent and logged.
-	"observe.actions", "observe.approvals", "observe.command_result", "observe.error_bundles", "observe.errors",
+	"observe.actions", "observe.approvals", "observe.command_result", "observe.downloads", "observe.error_bundles", "observe.errors",
 	"observe.logs", "observe.network_bodies", "observe.network_waterfall", "observe.page", "observe.page_tools", "observe.snapshot",
-	"observe.storage", "observe.tabs", "observe.timeline", "observe.vitals", "observe.websocket_events",
+	"observe.routes", "observe.storage", "observe.tabs", "observe.timeline", "observe.vitals", "observe.websocket_events",
 	// interact: every answer names its target, the title and url before
 	// and after, dialogs and errors the action caused, or what it read.
-	"interact.back", "interact.batch", "interact.call_page_tool", "interact.check", "interact.click", "interact.close_tab", "interact.drag",
+	"interact.back", "interact.batch", "interact.call_page_tool", "interact.check", "interact.click", "interact.close_tab", "interact.drag", "interact.emulate",
 	"interact.execute_js", "interact.explore_page", "interact.fill_form", "interact.focus", "interact.forward",
 	"interact.get_attribute", "interact.get_text", "interact.get_value", "interact.handle_dialog", "interact.hover",
-	"interact.key_press", "interact.navigate", "interact.new_tab", "interact.query", "interact.refresh",
-	"interact.scroll_to", "interact.select", "interact.switch_tab", "interact.type", "interact.upload",
+	"interact.key_press", "interact.navigate", "interact.new_tab", "interact.query", "interact.refresh", "interact.route",
+	"interact.scroll_to", "interact.select", "interact.switch_tab", "interact.type", "interact.unroute", "interact.upload",
 	"interact.wait_for", "interact.wait_for_stable",
 	// analyze: conclusions quote the page.
 	"analyze.accessibility", "analyze.data_table", "analyze.dom", "analyze.error_clusters", "analyze.forms",
-	"analyze.link_health", "analyze.page_issues", "analyze.page_summary", "analyze.performance",
+	"analyze.link_health", "analyze.page_issues", "analyze.page_summary", "analyze.performance", "analyze.performance_trace",
 	"analyze.security_audit", "analyze.visual_diff",
 	// generate: artifacts embed recorded text, selectors and bodies.
-	"generate.csp", "generate.har", "generate.pr_summary", "generate.reproduction", "generate.sarif", "generate.test",
+	"generate.csp", "generate.har", "generate.pdf", "generate.pr_summary", "generate.reproduction", "generate.sarif", "generate.test",
 	// configure: the audit log carries approval requests' page warnings.
 	"configure.audit_log",
 )
