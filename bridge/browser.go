@@ -7,6 +7,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/analyze"
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/devtools"
 	"github.com/gasoline-mcp/gasoline/internal/export"
 	"github.com/gasoline-mcp/gasoline/internal/feed"
 	"github.com/gasoline-mcp/gasoline/internal/interact"
@@ -35,6 +36,7 @@ type browser struct {
 	noise   *noise.Rules
 	ana     *analyze.Analyzer
 	pages   *pagetools.Manager // the pages' own WebMCP tools
+	dev     *devtools.Manager  // emulation, routes, downloads, traces and PDF
 	log     *slog.Logger
 }
 
@@ -58,13 +60,17 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 	if b.pages, err = pagetools.New(pagetools.Config{Tabs: b.tabs, Lock: b.act.Lock, Audit: s.safe.Audit.Write, Logger: s.log}); err != nil {
 		return nil, err
 	}
+	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Browsers: s.links, Dir: s.cfg.Dir,
+		ResolveRef: b.act.ResolveRef, Noise: b.noise, Logger: s.log, Conditions: devtools.Conditions})
+	b.dev = devtools.New(ctx, devtools.Config{Tabs: b.tabs, Lock: b.act.Lock, Approvals: s.safe.Approvals,
+		Redact: s.safe.RedactText, Egress: s.safe.Egress(), Print: b.obs.Print, Dir: s.cfg.Dir, Logger: s.log})
 	// Capture first: a part that sees an event knows the buffers hold it.
 	// Enabling a tab enables capture, then Chrome's WebMCP domain (a
-	// Chrome without it is noted, not an error), then installs the
-	// recorder (best effort).
-	b.tabs.Targets().Listen(b.feed, b.act, b.pages, b.actions)
-	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Browsers: s.links, Dir: s.cfg.Dir,
-		ResolveRef: b.act.ResolveRef, Noise: b.noise, Logger: s.log})
+	// Chrome without it is noted, not an error), then request
+	// interception and the tab's emulation (put back after a re-attach;
+	// a failure is logged and capture works all the same), then installs
+	// the recorder (best effort).
+	b.tabs.Targets().Listen(b.feed, b.act, b.pages, b.dev, b.actions)
 	b.ana = s.newAnalyzer(b)
 	return b, nil
 }
@@ -76,15 +82,21 @@ func (b *browser) register(m *mcpserver.Server) {
 	b.act.Register(m)
 	b.ana.Register(m)
 	b.pages.Register(m)
+	b.dev.Register(m)
 }
 
 func (b *browser) wait() {
 	b.tabs.Wait()
 	b.feed.Wait()
+	b.dev.Wait()
 }
 
 // Capture returns the capture buffers (for tests and benchmarks).
 func (s *Server) Capture() *capture.Store { return s.browser.store }
+
+// DevTools returns the emulation, routes, downloads, traces and PDF
+// modes' state (for tests).
+func (s *Server) DevTools() *devtools.Manager { return s.browser.dev }
 
 // Tabs returns the tab ownership manager.
 func (s *Server) Tabs() *tabs.Manager { return s.browser.tabs }

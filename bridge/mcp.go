@@ -19,7 +19,7 @@ func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 	started := time.Now()
 	g, err := gate.New(gate.Config{Approvals: s.safe.Approvals, Tabs: s.browser.tabs, Describe: s.browser.act.Describe,
 		Page: s.browser.page, Configure: s.safe.Explain, Redact: s.safe.RedactText,
-		PageTools: s.browser.pages})
+		PageTools: s.browser.pages, Words: s.browser.dev.Words})
 	if err != nil {
 		return nil, err
 	}

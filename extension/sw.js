@@ -9,6 +9,8 @@ import { Connector, HOST_NAME, PROTOCOL_VERSION } from './lib/connector.js';
 import { PROFILE_KEY, cleanProfile, loadIdentity } from './lib/identity.js';
 import { log } from './lib/log.js';
 import { packageFile } from './lib/inject.js';
+import { DownloadGuard, wireDownloads } from './lib/downloads.js';
+import { DOWN, releaseInterception } from './lib/interception.js';
 import { PanelBridge, viaConnector, wirePanel } from './lib/panelbridge.js';
 import { Relay } from './lib/relay.js';
 import { wire } from './lib/wire.js';
@@ -63,6 +65,9 @@ const connector = new Connector({
     panels.event(method, params) || log(`event ${method} ignored`),
   onState: (state, detail) => {
     panels.linkState(state, detail);
+    if (DOWN.has(state)) {
+      releaseInterception(chrome.debugger, relay.attachments.attached(), log);
+    }
     // A daemon that came back got the hello the host replayed, with the
     // profile name of then: say the current one.
     if (state === 'ready') announceProfile();
@@ -79,6 +84,16 @@ wire(
 );
 
 wirePanel(chrome, panels, log);
+
+// Downloads of the agents' tabs never reach the Downloads folder.
+wireDownloads(
+  chrome,
+  new DownloadGuard({
+    downloads: chrome.downloads,
+    attached: () => relay.attachments.attached(),
+    log,
+  }),
+);
 
 // The user names this browser profile in the panel (storage.local).
 async function announceProfile() {

@@ -8,13 +8,22 @@
 BENCH_N ?= 30
 BENCH_WARM ?= 3
 
-.PHONY: bench-e2e bench-deps bench-lint
+BENCH_K ?= 3
+
+.PHONY: bench-e2e bench-deps bench-lint bench-lcp
 
 bench-deps:
 	cd bench && npm ci --no-audit --no-fund --loglevel=error
 
 bench-e2e: chromium bench-deps
 	CHROMIUM=$(CHROMIUM) node bench/run.mjs --n $(BENCH_N) --warm $(BENCH_WARM)
+
+# bench-lcp (issue 32): analyze performance_trace beside chrome-devtools-mcp's
+# trace insight on testdata/pages/devtools/slow.html, BENCH_K reloads each;
+# writes bench/results/lcp-<date>-<sha>.md (same LCP element? medians
+# within 10%?).
+bench-lcp: chromium bench-deps
+	CHROMIUM=$(CHROMIUM) node bench/lcp.mjs --k $(BENCH_K)
 
 # bench-lint: ESLint and Prettier from tools/jslint over bench/.
 bench-lint:

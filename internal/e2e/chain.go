@@ -121,6 +121,9 @@ type ChainOptions struct {
 	// WebMCPOff starts Chromium without WebMCP (every other chain has it
 	// on: testbrowser.Args).
 	WebMCPOff bool
+	// Env is added to Chromium's environment (e.g. HOME, to see where
+	// the browser would put downloads).
+	Env []string
 }
 
 // StartChain starts the daemon in-process, Chromium with the extension, and
@@ -189,7 +192,7 @@ func StartChainWith(tb testing.TB, hostBin string, opts ChainOptions) *Chain {
 	c.Browser = testbrowser.Start(tb, testbrowser.Options{
 		ExtensionDir: filepath.Join(RepoRoot(), "extension"),
 		UserDataDir:  udd,
-		Env:          []string{"GASOLINE_HOME=" + c.Home, "GASOLINE_PORT=" + strconv.Itoa(c.Port)},
+		Env:          append([]string{"GASOLINE_HOME=" + c.Home, "GASOLINE_PORT=" + strconv.Itoa(c.Port)}, opts.Env...),
 		ExtraArgs:    extra,
 		WebMCPOff:    opts.WebMCPOff,
 	})

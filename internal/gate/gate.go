@@ -58,6 +58,11 @@ type Config struct {
 	// PageTools plans interact call_page_tool (pagetool.go); optional:
 	// without it the mode is refused.
 	PageTools PageTools
+	// Words, when set, says in full what a call of a mode outside the
+	// actions engine does (interact emulate and route, analyze
+	// performance_trace: internal/devtools), or "" to leave it to the
+	// gate's own words.
+	Words func(c *mcpserver.Call) string
 }
 
 // Gate decides gated calls.
@@ -278,6 +283,11 @@ func (g *Gate) request(ctx context.Context, c *mcpserver.Call, req approval.Requ
 func (g *Gate) words(ctx context.Context, c *mcpserver.Call, p plan, w where, cw Words) (Words, []string, *tools.Error) {
 	sid := c.Session.ID()
 	redact := func(s string) (string, error) { return g.cfg.Redact(sid, s) }
+	if g.cfg.Words != nil { // a mode outside the actions engine says in full what it does (internal/devtools)
+		if s := g.cfg.Words(c); s != "" {
+			return Words{Target: s + w.label}, nil, nil
+		}
+	}
 	switch {
 	case p.pageTarget != "": // a page tool: pagetool.go
 		return Words{Target: p.pageTarget + w.label}, p.pageLines, nil

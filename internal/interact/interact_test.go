@@ -130,9 +130,15 @@ func TestEveryInteractModeServed(t *testing.T) {
 	require.NoError(t, err)
 	var brief tools.ToolBrief
 	require.NoError(t, json.Unmarshal([]byte(text(res)), &brief))
+	elsewhere := map[string]bool{
+		"call_page_tool": true, // internal/pagetools
+		"emulate":        true, // internal/devtools
+		"route":          true,
+		"unroute":        true,
+	}
 	for _, m := range brief.Modes {
-		if m.What == "call_page_tool" {
-			continue // internal/pagetools serves it
+		if elsewhere[m.What] {
+			continue
 		}
 		assert.True(t, m.Available, "interact %s is not served", m.What)
 	}

@@ -135,14 +135,33 @@ func (o *Observer) insideFrames(ctx context.Context, s *cdp.Session) ([]insideFr
 // step failed. No mask, or a mask that did not hold, and the image is
 // discarded.
 func (o *Observer) capture(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams) ([]byte, maskState, error) {
-	var mask maskState
-	script, token, err := maskScript(c)
+	r, mask, err := o.masked(ctx, s, c, cdp.NewStep(page.CaptureScreenshot, p))
 	if err != nil {
 		return nil, mask, err
 	}
+	shot, err := cdp.ResultOf(page.CaptureScreenshot, r)
+	if err != nil {
+		return nil, mask, tabs.ToolError(err)
+	}
+	if len(shot.Data) == 0 {
+		return nil, mask, maskGone(s.TabID())
+	}
+	return shot.Data, mask, nil
+}
+
+// masked runs one capture step (a screenshot, a print to PDF) under the
+// mask, as capture describes, and returns the step's result once every
+// mask held.
+func (o *Observer) masked(ctx context.Context, s *cdp.Session, c *mcpserver.Call, step cdp.Step) (cdp.StepResult, maskState, error) {
+	var mask maskState
+	var none cdp.StepResult
+	script, token, err := maskScript(c)
+	if err != nil {
+		return none, mask, err
+	}
 	inside, err := o.insideFrames(ctx, s)
 	if err != nil {
-		return nil, mask, err
+		return none, mask, err
 	}
 	yes := true
 	eval := func(expr string) runtime.EvaluateParams {
@@ -164,7 +183,7 @@ func (o *Observer) capture(ctx context.Context, s *cdp.Session, c *mcpserver.Cal
 	steps = append(steps,
 		cdp.Step{Method: runtime.Evaluate.Method, Params: eval(script), StopOnException: true, Overlap: true},
 		cdp.NewStep(page.StartScreencast, holdParams),
-		cdp.NewStep(page.CaptureScreenshot, p),
+		step,
 		held("", true))
 	for _, f := range inside {
 		steps = append(steps, held(f.session, false))
@@ -176,42 +195,43 @@ func (o *Observer) capture(ctx context.Context, s *cdp.Session, c *mcpserver.Cal
 	gctx, opened := dialogGuard(ctx, s)
 	res, err := s.Sequence(gctx, steps...)
 	if opened() {
-		return nil, mask, dialogBlocks(s.TabID())
+		return none, mask, dialogBlocks(s.TabID())
 	}
 	if err != nil {
-		return nil, mask, tabs.ToolError(err)
+		return none, mask, tabs.ToolError(err)
 	}
 	for i := range inside { // a frame that went away or navigated since it was found
 		if r, err := cdp.ResultOf(runtime.CallFunctionOn, res[i]); err != nil || r.ExceptionDetails != nil {
-			return nil, mask, frameChanged(s.TabID())
+			return none, mask, frameChanged(s.TabID())
 		}
 		var m maskState
 		if err := pageValue(res[len(inside)+i], &m); err != nil {
-			return nil, mask, frameChanged(s.TabID())
+			return none, mask, frameChanged(s.TabID())
 		}
 		mask.Count += m.Count
 		mask.Frames += m.Frames
 	}
 	var top maskState
 	if err := pageValue(res[on], &top); err != nil {
-		return nil, mask, err
+		return none, mask, err
 	}
 	mask.Visibility, mask.Count, mask.Frames = top.Visibility, mask.Count+top.Count, mask.Frames+top.Frames
 	if _, err := cdp.ResultOf(page.StartScreencast, res[on+1]); err != nil {
-		return nil, mask, tabs.ToolError(err)
-	}
-	shot, err := cdp.ResultOf(page.CaptureScreenshot, res[on+2])
-	if err != nil {
-		return nil, mask, tabs.ToolError(err)
+		return none, mask, tabs.ToolError(err)
 	}
 	for i := range len(inside) + 1 {
 		var ok bool
-		if err := pageValue(res[on+3+i], &ok); err != nil || !ok || len(shot.Data) == 0 {
-			return nil, mask, &tools.Error{Code: "page_changed", Retryable: true,
-				Message: fmt.Sprintf("tab %d changed while the screenshot was taken (the mask over sensitive fields was gone), so it was discarded; retry", s.TabID())}
+		if err := pageValue(res[on+3+i], &ok); err != nil || !ok {
+			return none, mask, maskGone(s.TabID())
 		}
 	}
-	return shot.Data, mask, nil
+	return res[on+2], mask, nil
+}
+
+// maskGone is the error of a capture whose mask did not hold.
+func maskGone(tab int) *tools.Error {
+	return &tools.Error{Code: "page_changed", Retryable: true,
+		Message: fmt.Sprintf("tab %d changed while the screenshot was taken (the mask over sensitive fields was gone), so it was discarded; retry", tab)}
 }
 
 // frameChanged is the error of a capture whose out-of-process frame went

@@ -47,8 +47,12 @@ type Config struct {
 	// Noise, when set, hides the console messages and errors the user
 	// marked as noise (configure noise_rule) from errors, logs,
 	// error_bundles and timeline; each answer counts what it hid.
-	Noise  Filter
-	Logger *slog.Logger
+	Noise Filter
+	// Conditions, when set, says what interact emulate put in force on a
+	// tab's target (in words, and as data), for observe page; "" when
+	// nothing (devtools.Conditions).
+	Conditions func(*target.Target) (string, any)
+	Logger     *slog.Logger
 }
 
 // Browsers is what observe tabs asks of the connected browsers (a

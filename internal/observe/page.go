@@ -30,6 +30,7 @@ type PageResult struct {
 	Viewport   *Viewport        `json:"viewport,omitempty"`
 	Frames     []Frame          `json:"frames"`
 	Dialogs    []capture.Dialog `json:"open_dialogs,omitempty"`
+	Emulation  any              `json:"emulation,omitempty"` // the conditions interact emulate put in force
 	Note       string           `json:"note,omitempty"`
 }
 
@@ -91,6 +92,12 @@ func (o *Observer) page(ctx context.Context, c *mcpserver.Call) (any, error) {
 	}
 	for _, d := range r.Dialogs {
 		fmt.Fprintf(&b, "\nopen %s dialog: %s", d.Type, quote(d.Message, 200))
+	}
+	if tg, ok := o.cfg.Tabs.LookupTarget(r.TabID); ok && o.cfg.Conditions != nil {
+		if text, v := o.cfg.Conditions(tg); text != "" {
+			r.Emulation = v
+			b.WriteString("\nemulating: " + text)
+		}
 	}
 	if r.Note != "" {
 		b.WriteString("\n" + r.Note)

@@ -90,6 +90,26 @@ type Args struct {
 	Threshold  *float64 `json:"threshold,omitempty"`
 	ReportOnly bool     `json:"report_only,omitempty"`
 
+	// Developer tools: emulation, routes, traces. A pointer is an argument
+	// whose zero value says something of its own ("" clears a setting).
+	Device        *string           `json:"device,omitempty"`
+	Viewport      *Viewport         `json:"viewport,omitempty"`
+	ColorScheme   *string           `json:"color_scheme,omitempty"`
+	ReducedMotion *bool             `json:"reduced_motion,omitempty"`
+	Locale        *string           `json:"locale,omitempty"`
+	Timezone      *string           `json:"timezone,omitempty"`
+	Geolocation   *Geolocation      `json:"geolocation,omitempty"`
+	Network       *string           `json:"network,omitempty"`
+	CPUSlowdown   *float64          `json:"cpu_slowdown,omitempty"`
+	Reset         bool              `json:"reset,omitempty"`
+	URLPattern    string            `json:"url_pattern,omitempty"`
+	Block         bool              `json:"block,omitempty"`
+	StatusCode    int               `json:"status_code,omitempty"`
+	Headers       map[string]string `json:"headers,omitempty"`
+	Body          *string           `json:"body,omitempty"`
+	DelayMS       int               `json:"delay_ms,omitempty"`
+	DurationMS    int               `json:"duration_ms,omitempty"`
+
 	// Configuration.
 	Tool                string          `json:"tool,omitempty"`
 	Mode                string          `json:"mode,omitempty"`
@@ -112,6 +132,23 @@ type Field struct {
 	Frame    string   `json:"frame,omitempty"`
 	// Value is a string, a number or a boolean (a checkbox).
 	Value any `json:"value"`
+}
+
+// Viewport is interact emulate's viewport, in CSS pixels ({width:0,
+// height:0} clears it).
+type Viewport struct {
+	Width       int     `json:"width"`
+	Height      int     `json:"height"`
+	DeviceScale float64 `json:"device_scale,omitempty"`
+	Mobile      bool    `json:"mobile,omitempty"`
+}
+
+// Geolocation is what interact emulate makes navigator.geolocation
+// report.
+type Geolocation struct {
+	Latitude  float64 `json:"latitude"`
+	Longitude float64 `json:"longitude"`
+	Accuracy  float64 `json:"accuracy,omitempty"`
 }
 
 // FileContent is one file of an upload by content.

@@ -111,6 +111,25 @@ var catalogue = map[string]Param{
 	"threshold":   {Type: Number, Desc: "fraction of pixels allowed to differ", Min: bound(0), Max: bound(1), Example: 0.01},
 	"report_only": {Type: Boolean, Desc: "emit Content-Security-Policy-Report-Only", Example: true},
 
+	// Developer tools: emulation, tracing, routes.
+	"device":         {Type: String, Desc: "a device preset (viewport, scale, touch, user agent): iPhone 15, iPhone SE, Pixel 8, Galaxy S24, iPad Air, iPad Mini, Desktop 1080p, Laptop; none clears it", Example: "iPhone 15"},
+	"viewport":       {Type: Object, Desc: "{width, height, device_scale, mobile} in CSS pixels (mobile: mobile layout and touch); {width:0, height:0} clears it", Example: map[string]any{"width": 390, "height": 844, "mobile": true}},
+	"color_scheme":   {Type: String, Desc: "prefers-color-scheme: light or dark; \"\" clears it", Example: "dark"},
+	"reduced_motion": {Type: Boolean, Desc: "prefers-reduced-motion: reduce", Example: true},
+	"locale":         {Type: String, Desc: "BCP 47 locale for Intl and navigator.language, e.g. fr-FR; \"\" clears it", Example: "fr-FR"},
+	"timezone":       {Type: String, Desc: "IANA timezone, e.g. Asia/Tokyo; \"\" clears it", Example: "Asia/Tokyo"},
+	"geolocation":    {Type: Object, Desc: "{latitude, longitude, accuracy} the geolocation API reports (the page still needs the user's permission); {} clears it", Example: map[string]any{"latitude": 48.8584, "longitude": 2.2945}},
+	"network":        {Type: String, Desc: "offline, slow_3g, fast_3g, fast_4g or none; or custom as latency_ms/download_kbps/upload_kbps, e.g. 300/1600/750", Example: "slow_3g"},
+	"cpu_slowdown":   {Type: Number, Desc: "CPU slowdown factor: 1 none, 4 a mid-range phone, 6 a low-end one", Min: bound(1), Max: bound(20), Example: 4},
+	"reset":          {Type: Boolean, Desc: "clear every condition first (alone: back to normal)", Example: true},
+	"url_pattern":    {Type: String, Desc: "URL glob: * any characters, ? one, \\ escapes; e.g. */api/items*", Example: "*/api/items*"},
+	"block":          {Type: Boolean, Desc: "fail matching requests (net::ERR_BLOCKED_BY_CLIENT)", Example: true},
+	"status_code":    {Type: Integer, Desc: "HTTP status of the response the route answers with (default 200)", Min: bound(100), Max: bound(599), Example: 503},
+	"headers":        {Type: Object, Desc: "response headers {name: value}; Content-Type is guessed from the body when missing", Example: map[string]any{"Content-Type": "application/json"}},
+	"body":           {Type: String, Desc: "response body the route answers with (text; JSON as a string; at most 512 KiB)", Example: `{"items":[]}`},
+	"delay_ms":       {Type: Integer, Desc: "hold matching requests this long before they go on (or are answered)", Min: bound(0), Max: bound(60000), Example: 2000},
+	"duration_ms":    {Type: Integer, Desc: "record this long of what happens next instead of reloading", Min: bound(100), Max: bound(60000), Example: 5000},
+
 	// Configuration.
 	"tool":                  {Type: String, Desc: "tool to describe", Enum: []string{"observe", "interact", "analyze", "generate", "configure"}, Example: "interact"},
 	"mode":                  {Type: String, Desc: "mode (what) of that tool to describe in full", Example: "navigate"},
