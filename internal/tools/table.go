@@ -52,7 +52,7 @@ var table = []toolSpec{
 	},
 	{
 		name: "interact", title: "Act on the page", openWorld: true, common: "tab_id frame",
-		summary: "Act on the user's Chrome tab with trusted input; mutating modes need the user's approval",
+		summary: "Act on the user's Chrome tab with trusted input; mutating modes need the user's approval (several changes on a site: propose a plan first)",
 		modes: []modeSpec{
 			{"back", mut, 1, "wait_until", "go back in history"},
 			{"batch", mut, 1, "steps!", "run interact steps in order, stop on the first failure; one approval covers the listed mutating steps"},
@@ -74,6 +74,7 @@ var table = []toolSpec{
 			{"key_press", mut, 1, "keys! ref selector", "press a key or chord, optionally on an element"},
 			{"navigate", mut, 1, "url! wait_until browser", "open an http(s) URL or about:blank; without tab_id in a session with no tab (in that browser) it opens a new tab"},
 			{"new_tab", mut, 1, "url wait_until browser", "open a new tab in the session's tab group (of the browser named)"},
+			{"plan", mut, 1, "intent! origins! actions! minutes high", "propose what you will do on a few sites; approved once, it lets those sites' medium-risk calls of those modes run without asking until it ends; high-risk items run only if the user ticks them (high: [{what, risk: submit|download|named, target}]); execute_js, upload and other sites always ask"},
 			{"query", ro, 1, "selector! limit", "count and list the elements matching a selector"},
 			{"refresh", mut, 1, "wait_until", "reload the page"},
 			{"scroll_to", ro, 1, "ref|selector|x y", "scroll an element or point into view"},

@@ -31,13 +31,15 @@ var safetyClasses = map[string]Class{
 	// A page's own WebMCP tool: mutating in the table; the gate lets a
 	// tool the page marked readOnlyHint run without asking (logged).
 	"interact.call_page_tool": Mutating,
+	// A plan approved once (issue 30): always asked (policy.AlwaysAsk).
+	"interact.plan": Mutating,
 }
 
 // TOOLS.md "Modes": every mode named there, per tool, plus the page tool
 // modes built since (docs/DESIGN-DELTAS.md).
 var toolsMD = map[string]string{
 	"observe":   "snapshot page tabs screenshot errors logs network_waterfall network_bodies websocket_events actions timeline error_bundles vitals storage command_result pending_commands approvals page_tools",
-	"interact":  "navigate refresh back forward new_tab switch_tab close_tab click type fill_form select check hover focus scroll_to key_press drag upload execute_js handle_dialog wait_for wait_for_stable get_text get_value get_attribute query explore_page batch call_page_tool",
+	"interact":  "navigate refresh back forward new_tab switch_tab close_tab click type fill_form select check hover focus scroll_to key_press drag upload execute_js handle_dialog wait_for wait_for_stable get_text get_value get_attribute query explore_page batch call_page_tool plan",
 	"analyze":   "page_summary dom accessibility performance security_audit forms data_table error_clusters page_issues link_health visual_diff",
 	"generate":  "reproduction test har csp sarif pr_summary",
 	"configure": "health doctor describe_capabilities clear policy redaction audit_log agent_watch noise_rule store load recording_start recording_stop",
