@@ -126,13 +126,13 @@ func (p *Panel) Serve(ctx context.Context, method string, params json.RawMessage
 	case "approvals.list":
 		n := p.names()
 		return map[string]any{"pending": n.Requests(p.cfg.Approvals.Pending("")), "grants": n.Grants(p.cfg.Approvals.Grants("")),
-			"plans": n.Plans(p.cfg.Approvals.Plans("")), "counts": n.Counts(p.cfg.Approvals.AllCounts()), "total": p.cfg.Approvals.Counts("")}, nil
+			"plans": n.Plans(p.cfg.Approvals.Plans(""))}, nil
 	case "approvals.decide":
 		return p.decide(params)
 	case "grants.revoke":
 		return p.revoke(params)
 	case "panel.status":
-		return p.cfg.Status(), nil
+		return p.status(), nil
 	case "panel.chat":
 		return p.panelChat(params)
 	case "panel.history":
@@ -153,6 +153,18 @@ func (p *Panel) Serve(ctx context.Context, method string, params json.RawMessage
 		return p.remotesRevoke(params)
 	}
 	return nil, protocol.Errorf(protocol.CodeUnknownMethod, false, "the daemon has no method %q", method)
+}
+
+// status is panel.status's answer: the daemon's, and how the sessions'
+// gated calls went (every session's since the daemon started, then each
+// live one, named as the panel names sessions).
+func (p *Panel) status() map[string]any {
+	out := map[string]any{}
+	for k, v := range p.cfg.Status() {
+		out[k] = v
+	}
+	out["approval_counts"] = map[string]any{"total": p.cfg.Approvals.Counts(""), "sessions": p.names().Counts(p.cfg.Approvals.AllCounts())}
+	return out
 }
 
 type decideParams struct {
