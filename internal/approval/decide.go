@@ -89,7 +89,7 @@ func (s *state) approve(id string, d Decision, now time.Time, o *Options) (Token
 	r.approvalID = tok.ApprovalID
 	s.finishLocked(id, r, statusApproved, "", keep)
 	s.countLocked(q.SessionID, cApproved)
-	s.emitLocked(Event{Type: Approved, Time: now, Request: q, ApprovalID: tok.ApprovalID, Decision: decision})
+	s.emitLocked(Event{Type: Approved, Time: now, Request: q, ApprovalID: tok.ApprovalID, Decision: decision, Ticks: d.Ticks})
 	s.evictLocked(o.MaxHistory)
 	return tok, nil
 }

@@ -132,7 +132,11 @@ func (p *Plan) miss(req *Request) string {
 		}
 	}
 	if !originIn(p.Origins, req.Scope.Origin) {
-		return fmt.Sprintf("it acts on %s, which the plan does not name (it names %s)", orNone(req.Scope.Origin), strings.Join(p.Origins, ", "))
+		verb := "acts on"
+		if mode == "navigate" || mode == "new_tab" {
+			verb = "goes to"
+		}
+		return fmt.Sprintf("it %s %s, which the plan does not name (it names %s)", verb, orNone(req.Scope.Origin), strings.Join(p.Origins, ", "))
 	}
 	for _, r := range req.reasons() {
 		if why := p.missReason(r); why != "" {

@@ -214,6 +214,7 @@ type Event struct {
 	Time       time.Time `json:"time"`
 	Request    Request   `json:"request"`
 	ApprovalID string    `json:"approval_id,omitempty"`
-	Decision   string    `json:"decision,omitempty"` // once | action:Nm | session | plan | site (a grant covered it)
+	Decision   string    `json:"decision,omitempty"` // once | action:Nm | session | plan:Nm | plan | site (a grant covered it)
+	Ticks      []int     `json:"ticks,omitempty"`    // a plan's approval: the high-risk items the user ticked
 	Reason     string    `json:"reason,omitempty"`
 }
