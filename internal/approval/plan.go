@@ -23,7 +23,7 @@ import (
 
 // PlanProposal is a plan as the agent proposes it and the user sees it.
 type PlanProposal struct {
-	Summary string     `json:"summary"` // the agent's words
+	Summary string     `json:"intent"`  // the agent's words (interact plan's intent)
 	Origins []string   `json:"origins"` // exact origins, or https://*.<registrable domain>
 	Actions []string   `json:"actions"` // interact modes
 	Minutes int        `json:"minutes"`

@@ -4,11 +4,13 @@ package e2e
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -173,4 +175,81 @@ func TestE2EPlanStillAsks(t *testing.T) {
 	require.EqualValues(t, 3, counts["covered_by_plan"])
 	require.EqualValues(t, 10, counts["asked"], "the plan and the nine calls outside it")
 	require.EqualValues(t, 9, counts["refused"])
+}
+
+// TestE2EPanelPlan: the plan's prompt read in the panel as a person reads
+// it — the agent's intent, the sites, the kinds of action, how long, and
+// each high-risk item it names with its box unticked; the user ticks one
+// and approves with a trusted click. The ticked kind (Delete) then runs
+// unasked, the unticked one (a submit) asks; the counts show in the
+// panel; Revoke in "Plans and grants" ends the plan at once and the next
+// call asks again.
+func TestE2EPanelPlan(t *testing.T) {
+	c := StartChainWith(t, hostBin, ChainOptions{RemoteDebugging: true, Policy: defaultPolicy})
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	p := openPanel(t, ctx, c)
+	a := mcpClient(t, c.Server.Port(), c.Server.Token(), "planner")
+	p.waitState(ctx, "ready")
+	origin := c.Pages.URL
+
+	done := callAsync(a, "interact", map[string]any{"what": "plan", "intent": "Tidy the orders page: delete the old notebook",
+		"origins": []string{origin}, "actions": []string{"new_tab", "click"}, "minutes": 15, "timeout_ms": 60000,
+		"high": []any{map[string]any{"what": "click", "risk": "named", "target": "delete"},
+			map[string]any{"what": "click", "risk": "submit", "target": origin}}})
+	w := p.read(ctx, "interact.plan")
+	require.Equal(t, "Approve a plan once: the changes it lists run on the sites it names without asking you each time, until it ends (anything else still asks)", w.Describe)
+	require.Equal(t, `the agent's plan, in its words: "Tidy the orders page: delete the old notebook"`, w.Target)
+	require.Contains(t, w.Notes, "Kinds of action: open a new tab; click on the page.")
+	var plan struct {
+		Origins, Actions, Lasts, Approve string
+		Items                            []string
+		Ticked                           []bool
+		Site, Session                    bool
+	}
+	sel := `.prompt[data-request-id="` + w.ID + `"]`
+	require.NoError(t, p.eval(ctx, `(() => {
+	  const li = document.querySelector('`+sel+`');
+	  const f = (k) => li.querySelector('[data-field="' + k + '"]').textContent;
+	  return {origins: f('plan-origins'), actions: f('plan-actions'), lasts: f('plan-lasts'),
+	    approve: li.querySelector('.approve-once').textContent,
+	    items: [...li.querySelectorAll('.tick-text')].map((e) => e.textContent),
+	    ticked: [...li.querySelectorAll('.tick-box')].map((e) => e.checked),
+	    site: !li.querySelector('.site').closest('[hidden]') && !li.querySelector('.site').hidden,
+	    session: !li.querySelector('.approve-session').hidden};
+	})()`, &plan))
+	require.Equal(t, origin, plan.Origins)
+	require.Equal(t, "new_tab, click", plan.Actions)
+	require.Equal(t, "15 minutes", plan.Lasts)
+	require.Equal(t, "Approve the plan", plan.Approve)
+	require.Equal(t, []string{`click on the page, on controls named like "delete"`, "click on the page, submitting forms to " + origin}, plan.Items)
+	require.Equal(t, []bool{false, false}, plan.Ticked, "nothing ticked until the user ticks it")
+	require.False(t, plan.Site || plan.Session, "a plan is never a grant")
+	p.shot(ctx, "10-plan-prompt.png")
+
+	p.click(ctx, "#prompt-"+w.ID+"-tick-0")
+	p.click(ctx, sel+" .approve-once")
+	res := <-done
+	require.False(t, res.IsError, "the plan call: %s", res.Text)
+	ticked := asSlice(res.Data["high_ticked"])
+	require.Len(t, ticked, 1, "only the item the user ticked: %s", res.Text)
+	require.Equal(t, "delete", ticked[0].(map[string]any)["target"])
+	planID := res.Data["plan_id"].(string)
+
+	p.waitFor(ctx, "the plan listed", `[...document.querySelectorAll('#grants .plan-grant')].some((e) =>
+	  e.dataset.grantId === '`+planID+`' && e.textContent.includes('Tidy the orders page'))`)
+	tab := a.newTab(c.PageURL("pages/approvals/risk.html"))
+	a.act("click", map[string]any{"selector": "#delete", "tab_id": tab}) // ticked: runs unasked
+	x := a.call("interact", map[string]any{"what": "click", "selector": "#order", "tab_id": tab, "timeout_ms": 300})
+	require.Equal(t, "approval_required", x.code(), "a submit the user did not tick asks: %s", x.Text)
+	require.Contains(t, x.Text, `submits form "Checkout"`)
+	p.waitFor(ctx, "the counts in the status", `[...document.querySelectorAll('#status dd')].some((e) =>
+	  e.textContent === '4 changes: 2 asked you, 2 ran under a plan or grant, 0 by the policy, 0 refused')`)
+	p.shot(ctx, "11-plan-live.png")
+
+	p.click(ctx, `#grants .plan-grant[data-grant-id="`+planID+`"] .revoke`)
+	p.waitFor(ctx, "the plan gone from the list", `!document.querySelector('#grants .plan-grant')`)
+	require.Empty(t, c.Server.Approvals().Plans(""), "revoked at once")
+	x = a.call("interact", map[string]any{"what": "click", "selector": "#delete", "tab_id": tab, "timeout_ms": 300})
+	require.Equal(t, "approval_required", x.code(), "after revoke the next call asks: %s", x.Text)
 }

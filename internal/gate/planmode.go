@@ -156,16 +156,24 @@ func planWords(pp *approval.PlanProposal) Words {
 	for i, m := range pp.Actions {
 		kinds[i] = lowerFirst(Describe("interact." + m))
 	}
+	sites := "It may act on " + strings.Join(pp.Origins, ", ") + "."
+	if slices.ContainsFunc(pp.Origins, func(o string) bool { return strings.Contains(o, "://*.") }) {
+		sites = strings.TrimSuffix(sites, ".") + " (a *. origin: that site and its subdomains)."
+	}
 	notes := []string{
-		"It may act on " + strings.Join(pp.Origins, ", ") + " (a *. origin: that site and its subdomains).",
+		sites,
 		"Kinds of action: " + strings.Join(kinds, "; ") + ".",
-		fmt.Sprintf("For %s, until you revoke it in the Gasoline panel (or `gasoline-host revoke`), or until the session ends.", plural(pp.Minutes, "minute", "minutes")),
+		fmt.Sprintf("For %s, until you revoke it in the Gasoline panel (or with gasoline-host revoke), or until the session ends.", plural(pp.Minutes, "minute", "minutes")),
 	}
 	if len(pp.High) > 0 {
 		notes = append(notes, "High-risk actions it names run without asking only if you tick them.")
 	}
 	notes = append(notes, "Still asks every time: anything on another site, high-risk actions not ticked (forms that submit, downloads, controls named like pay, buy, delete, send, transfer, confirm or publish, links to other origins), scripts, uploads and changes of Gasoline's guards.")
-	return Words{Target: "the agent's plan, in its words: " + quoted(pp.Summary), Notes: notes, Detail: pp.Summary, DetailLabel: "The agent's summary, whole"}
+	w := Words{Target: "the agent's plan, in its words: " + quoted(pp.Summary), Notes: notes}
+	if len(pp.Summary) > maxQuoted { // the line quotes only its start
+		w.Detail, w.DetailLabel = pp.Summary, "The agent's words, whole"
+	}
+	return w
 }
 
 func lowerFirst(s string) string {

@@ -212,7 +212,9 @@ func (g *Gate) riskOf(ctx context.Context, c *mcpserver.Call, p plan, w where, l
 	case p.class == tools.Sensitive:
 		why := map[string]string{"execute_js": "runs its own script in the page", "upload": "gives the page files from this computer"}[mode]
 		return &approval.Risk{Tier: approval.Sensitive, Why: why}
-	case policy.AlwaysAsk(c.Mode.Key()) && c.Mode.Key() != PlanMode:
+	case c.Mode.Key() == PlanMode:
+		return &approval.Risk{Tier: approval.Sensitive, Why: "approving it lets the calls it lists run without asking you until it ends"}
+	case policy.AlwaysAsk(c.Mode.Key()):
 		return &approval.Risk{Tier: approval.Sensitive, Why: "changes a guard (" + c.Mode.Name + ")"}
 	case c.Mode.Tool != "interact":
 		return &approval.Risk{Tier: approval.Medium}

@@ -176,14 +176,20 @@ func TestPlanPromptWords(t *testing.T) {
 	r := pending(t, "s1", "interact", `{"what":"plan","intent":"log in with hunter2, then tidy the cart","origins":["https://shop.example","https://*.pay.example"],"actions":["click","type"],"minutes":20,"high":[{"what":"click","risk":"named","target":"Delete"}],"timeout_ms":1}`)
 	require.Equal(t, Describe(PlanMode), r.Describe)
 	require.Equal(t, `the agent's plan, in its words: "log in with [REDACTED:password], then tidy the cart"`, r.Target)
-	require.Equal(t, "log in with [REDACTED:password], then tidy the cart", r.Detail)
+	require.Empty(t, r.Detail, "the line quotes it whole")
 	require.Equal(t, "It may act on https://shop.example, https://*.pay.example (a *. origin: that site and its subdomains).", r.Notes[0])
+	require.Equal(t, approval.Sensitive, r.Risk.Tier)
 	require.Equal(t, "Kinds of action: click on the page; type text into the page.", r.Notes[1])
 	require.Contains(t, r.Notes[2], "For 20 minutes")
 	require.Contains(t, r.Notes[len(r.Notes)-1], "Still asks every time: anything on another site")
 	require.Equal(t, []approval.Kind{approval.Once}, r.Offers)
 	require.Equal(t, []approval.PlanHigh{{Mode: "click", Kind: approval.RiskNamed, To: "delete", Words: `click on the page, on controls named like "delete"`}}, r.Plan.High)
 	require.Equal(t, []string{"https://shop.example", "https://*.pay.example"}, r.Plan.Origins)
+
+	long := strings.Repeat("open each order and check its total; ", 5)
+	r = pending(t, "s1", "interact", `{"what":"plan","intent":`+quoteJSON(long)+`,"origins":["https://shop.example"],"actions":["click"],"timeout_ms":1}`)
+	require.Equal(t, strings.TrimSpace(long), r.Detail, "a long intent is shown whole below its line")
+	require.Equal(t, "It may act on https://shop.example.", r.Notes[0])
 }
 
 // approval_required tells the agent, with the exact call, to propose a
