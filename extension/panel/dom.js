@@ -358,7 +358,9 @@ function updatePrompt(p, vm) {
   }
   if (parts.length) {
     parts.push(
-      'Scripts, uploads, other sites and high-risk actions still ask.',
+      vm.tier === 'high'
+        ? 'Scripts, uploads, other sites and other high-risk actions still ask.'
+        : 'Scripts, uploads, other sites and high-risk actions still ask.',
     );
   }
   note.textContent = parts.join(' ');
