@@ -190,18 +190,16 @@ func fileOf(raw string) string {
 	return quoted(path.Base(u.Path))
 }
 
-// navReason is a navigation's risk: high when it goes to another origin
-// than the page it leaves (or opens a site from no page).
+// navReason is a navigation's risk: high when it leaves the page's origin
+// for another. Opening a site from no page (a new tab, about:blank)
+// leaves nothing: it is medium, and a grant or plan covers it only on
+// that site, like any call there.
 func navReason(what, dest, from string) []approval.Reason {
-	to := OriginOf(dest)
-	if to == "" || to == OriginOf(from) {
+	to, fromOrigin := OriginOf(dest), OriginOf(from)
+	if to == "" || fromOrigin == "" || to == fromOrigin {
 		return nil
 	}
-	why := "goes to " + to + ", another origin"
-	if from == "" {
-		why = "opens " + to
-	}
-	return []approval.Reason{{Mode: what, Kind: approval.RiskLeave, To: to, Why: why}}
+	return []approval.Reason{{Mode: what, Kind: approval.RiskLeave, To: to, Why: "goes to " + to + ", another origin"}}
 }
 
 // riskOf is a call's risk, from its class, its looks (each action with

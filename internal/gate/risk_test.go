@@ -43,6 +43,7 @@ func TestRiskByWhatTheCallDoes(t *testing.T) {
 		{"interact", `{"what":"fill_form","fields":[{"ref":"e1","value":"Ada"}],"submit":true}`, approval.High, `submits form "Checkout"`, []string{approval.RiskSubmit}},
 		{"interact", `{"what":"navigate","url":"https://shop.example/pay"}`, approval.Medium, "", nil},
 		{"interact", `{"what":"navigate","url":"https://evil.example/"}`, approval.High, "goes to https://evil.example, another origin", []string{approval.RiskLeave}},
+		{"interact", `{"what":"new_tab","url":"https://evil.example/"}`, approval.Medium, "", nil}, // from no page: nothing is left
 		{"interact", `{"what":"back"}`, approval.High, "goes to https://evil.example", []string{approval.RiskLeave}},
 		{"interact", `{"what":"forward"}`, approval.Medium, "", nil},
 		{"interact", `{"what":"refresh"}`, approval.Medium, "", nil},

@@ -31,7 +31,7 @@ var table = []toolSpec{
 		summary: "Read what the user's Chrome tab shows and recorded (read-only)",
 		modes: []modeSpec{
 			{"actions", ro, 1, "limit after_cursor", "navigations, clicks and inputs recorded in the tab (passwords never recorded)"},
-			{"approvals", ro, 1, "", "pending approval requests and live grants for this session"},
+			{"approvals", ro, 1, "", "this session's pending approval requests, live grants and plan, and how its changes were approved (counts)"},
 			{"command_result", ro, 1, "correlation_id!", "the result of a call that answered still_processing or ran in the background"},
 			{"error_bundles", ro, 1, "limit after_cursor summary", "each error with the network requests and actions around it"},
 			{"errors", ro, 1, "limit after_cursor summary", "console errors and uncaught exceptions with stack, url, count, first/last seen"},
