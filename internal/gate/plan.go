@@ -27,6 +27,9 @@ type plan struct {
 	// (pagetool.go).
 	pageTarget string
 	pageLines  []string
+	pageHigh   bool // the page's tool submits a form by itself
+	// proposal is interact plan's plan (planmode.go).
+	proposal *approval.PlanProposal
 }
 
 // planOf classifies c and fingerprints its arguments. A batch's class is
@@ -37,6 +40,11 @@ func planOf(c *mcpserver.Call) (plan, *tools.Error) {
 	p := plan{class: c.Mode.Class, call: fingerprint(c)}
 	if c.Mode.Tool != "interact" {
 		return p, nil
+	}
+	if c.Mode.Key() == PlanMode {
+		pp, e := proposalOf(c)
+		p.proposal = pp
+		return p, e
 	}
 	args, err := mcpserver.Decoded[actions.Args](c)
 	if err != nil {

@@ -34,6 +34,7 @@ var describe = map[string]string{
 	"interact.key_press":      "Press keys on the page",
 	"interact.navigate":       "Go to another page in a tab",
 	"interact.new_tab":        "Open a new tab",
+	"interact.plan":           "Approve a plan once: the changes it lists run on the sites it names without asking you each time, until it ends (anything else still asks)",
 	"interact.refresh":        "Reload the page",
 	"interact.route":          "Change what the tab's page receives from the network: block requests, answer them with made-up responses or delay them, until the agent's session ends",
 	"interact.select":         "Choose an option in a list",

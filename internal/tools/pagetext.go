@@ -40,6 +40,7 @@ var pageText = setOf(
 var noPageText = map[string]string{
 	"observe.pending_commands": "command ids, modes and states only",
 	"observe.screenshot":       "an image and its size: an image cannot be fenced (docs/UNTRUSTED.md)",
+	"interact.plan":            "the plan the user approved: the agent's own words, origins and modes",
 }
 
 func setOf(keys ...string) map[string]bool {

@@ -31,7 +31,7 @@ var table = []toolSpec{
 		summary: "Read what the user's Chrome tab shows and recorded (read-only)",
 		modes: []modeSpec{
 			{"actions", ro, 1, "limit after_cursor", "navigations, clicks and inputs recorded in the tab (passwords never recorded)"},
-			{"approvals", ro, 1, "", "pending approval requests and live grants for this session"},
+			{"approvals", ro, 1, "", "this session's pending approval requests, live grants and plan, and how its changes were approved (counts)"},
 			{"command_result", ro, 1, "correlation_id!", "the result of a call that answered still_processing or ran in the background"},
 			{"downloads", ro, 1, "limit", "files the session's tabs downloaded into the state directory's downloads/ (never the user's Downloads): name, size, type, SHA-256, path, state; small text files in full"},
 			{"error_bundles", ro, 1, "limit after_cursor summary", "each error with the network requests and actions around it"},
@@ -54,7 +54,7 @@ var table = []toolSpec{
 	},
 	{
 		name: "interact", title: "Act on the page", openWorld: true, common: "tab_id frame",
-		summary: "Act on the user's Chrome tab with trusted input; mutating modes need the user's approval",
+		summary: "Act on the user's Chrome tab with trusted input; mutating modes need the user's approval (several changes on a site: propose a plan first)",
 		modes: []modeSpec{
 			{"back", mut, 1, "wait_until", "go back in history"},
 			{"batch", mut, 1, "steps!", "run interact steps in order, stop on the first failure; one approval covers the listed mutating steps"},
@@ -77,6 +77,7 @@ var table = []toolSpec{
 			{"key_press", mut, 1, "keys! ref selector", "press a key or chord, optionally on an element"},
 			{"navigate", mut, 1, "url! wait_until browser", "open an http(s) URL or about:blank; without tab_id in a session with no tab (in that browser) it opens a new tab"},
 			{"new_tab", mut, 1, "url wait_until browser", "open a new tab in the session's tab group (of the browser named)"},
+			{"plan", mut, 1, "intent! origins! actions! minutes high", "propose what you will do on a few sites; once approved, their medium-risk calls of those modes run unasked until it ends; high items (high: [{what, risk: submit|download|named, target}]) only if the user ticks them; execute_js, upload and other sites always ask"},
 			{"query", ro, 1, "selector! limit", "count and list the elements matching a selector"},
 			{"refresh", mut, 1, "wait_until", "reload the page"},
 			{"route", mut, 1, "url_pattern! block status_code headers body delay_ms method type", "block, fulfil or delay the tab's requests matching url_pattern until unroute or the session ends; the newest matching route wins"},
@@ -102,7 +103,7 @@ var table = []toolSpec{
 			{"page_issues", ro, 1, "limit", "errors, failed requests, accessibility and security problems, ranked"},
 			{"page_summary", ro, 1, "", "what the page is and what can be done on it"},
 			{"performance", ro, 1, "", "timings, long tasks, largest resources"},
-			{"performance_trace", mut, 1, "duration_ms", "record a Chrome trace of a reload (or, with duration_ms, of that long of what happens next, without reloading): LCP with its element and phases, CLS and what moved, INP, long tasks and their scripts, render-blocking requests, third parties; the raw trace goes under exports/ for the DevTools Performance panel (mutating: it reloads the page)"},
+			{"performance_trace", mut, 1, "duration_ms", "trace a reload (or duration_ms of what happens next): LCP element and phases, CLS and what moved, INP, long tasks and scripts, render-blocking requests, third parties; raw trace under exports/ for DevTools (mutating: it reloads)"},
 			{"security_audit", ro, 1, "", "cookie flags, mixed content, secrets in URLs or storage, missing headers"},
 			{"link_health", ro, 2, "same_origin limit", "check the page's links"},
 			{"visual_diff", ro, 2, "baseline! threshold", "compare a screenshot with a baseline"},
