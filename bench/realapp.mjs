@@ -5,12 +5,15 @@
 // text file, read the version from Help ▸ About — and the run counts, per
 // task, the tool calls, the KiB of text the calls returned, and the
 // approval prompts the user saw (Gasoline under its default policy: the
-// harness plays an instant user who approves each prompt). Each server
+// harness plays an instant user who approves each prompt), and the
+// changes (gated calls) they were about. Gasoline runs twice: as an agent
+// that asks for each change, and as one that first proposes a plan for the
+// notebook server (issue 30), which the user approves once. Each server
 // gets a fresh notebook server; every task is checked through Jupyter's
 // REST API, never through the server under test. Never a pass/fail test:
 // exit 0 unless the harness broke. Writes bench/results/realapp-<date>-<sha>.md.
 //
-//   node bench/realapp.mjs [--only gasoline,playwright]
+//   node bench/realapp.mjs [--only gasoline,gasoline-plan,playwright]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,7 +28,9 @@ import { playwright } from './lib/servers.mjs';
 const HERE = import.meta.dirname;
 const REPO = path.resolve(HERE, '..');
 const { values: opt } = parseArgs({
-  options: { only: { type: 'string', default: 'gasoline,playwright' } },
+  options: {
+    only: { type: 'string', default: 'gasoline,gasoline-plan,playwright' },
+  },
 });
 const log = (...a) => console.error('[realapp]', ...a);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -139,7 +144,7 @@ async function runServer(id, tmp) {
     let chain;
     let spec;
     let users;
-    if (id === 'gasoline') {
+    if (id.startsWith('gasoline')) {
       chain = await gas.start({ repo: REPO, tmp, policy: null }); // the default policy
       cleanup.push(() => chain.stop());
       users = approver(chain);
@@ -159,16 +164,25 @@ async function runServer(id, tmp) {
     const c = await connect(spec);
     cleanup.push(() => c.client.close());
     out.version = c.client.getServerVersion()?.version;
-    const a = drivers[id](c.client, refOf);
-    for (const t of TASKS) {
+    const a = drivers[id.split('-')[0]](c.client, refOf);
+    for (const [i, t] of TASKS.entries()) {
       log(id, t.label);
       const before = {
         calls: a.calls,
         bytes: a.bytes,
         prompts: users?.count(),
+        changes: await users?.changes(),
       };
       let status = 'done';
       try {
+        if (id === 'gasoline-plan' && i === 0) {
+          // The plan, before the first task: its one prompt counts there.
+          await a.plan(
+            'Make a notebook and run a cell, rename it, save a text file, read the version',
+            [j.base],
+            ['navigate', 'click', 'type', 'key_press'],
+          );
+        }
         await t.run(a, j);
       } catch (err) {
         status = `FAILED: ${err.message}`;
@@ -181,8 +195,10 @@ async function runServer(id, tmp) {
         calls: a.calls - before.calls,
         bytes: a.bytes - before.bytes,
         prompts: users ? users.count() - before.prompts : null,
+        changes: users ? (await users.changes()) - before.changes : null,
       };
     }
+    out.offering = users?.offering();
   } finally {
     const open = browsers();
     for (const f of cleanup.reverse()) await f().catch(() => {});
@@ -191,11 +207,17 @@ async function runServer(id, tmp) {
   return out;
 }
 
+const LABELS = {
+  gasoline: 'Gasoline',
+  'gasoline-plan': 'Gasoline, with a plan',
+  playwright: 'Playwright MCP',
+};
+
 function table(runs) {
   const kib = (b) => (b / 1024).toFixed(1);
   const lines = [
-    '| task | server | done | tool calls | text returned (KiB) | prompts to the user |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| task | server | done | tool calls | text returned (KiB) | changes (gated calls) | prompts to the user |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
   ];
   const total = {};
   for (const t of [...TASKS, { id: 'all', label: '**all four**' }]) {
@@ -211,20 +233,31 @@ function table(runs) {
           calls: 0,
           bytes: 0,
           prompts: null,
+          changes: null,
         });
         s.done += x.status === 'done' ? 1 : 0;
         s.calls += x.calls;
         s.bytes += x.bytes;
         if (x.prompts != null) s.prompts = (s.prompts ?? 0) + x.prompts;
+        if (x.changes != null) s.changes = (s.changes ?? 0) + x.changes;
         s.status = `${s.done}/${TASKS.length}`;
       }
-      const label = r.id === 'gasoline' ? 'Gasoline' : 'Playwright MCP';
       const done =
         x.status === 'done' ? 'yes' : x.status.split('\n')[0].slice(0, 80);
       lines.push(
-        `| ${t.label} | ${label} | ${done} | ${x.calls} | ${kib(x.bytes)} | ${x.prompts ?? '–'} |`,
+        `| ${t.label} | ${LABELS[r.id] ?? r.id} | ${done} | ${x.calls} | ${kib(x.bytes)} | ${x.changes ?? '–'} | ${x.prompts ?? '–'} |`,
       );
     }
+  }
+  lines.push('');
+  for (const r of runs) {
+    const s = total[r.id];
+    if (!s?.changes) continue;
+    lines.push(
+      `- ${LABELS[r.id] ?? r.id}: ${((100 * s.prompts) / s.changes).toFixed(1)} prompts per 100 changes ` +
+        `(${s.prompts} prompts, ${s.changes} gated calls; ${((100 * s.prompts) / s.calls).toFixed(1)} per 100 tool calls); ` +
+        `${r.offering} of the prompts offered this kind of action on this site for N minutes and the rest of the session on this site`,
+    );
   }
   return lines.join('\n');
 }
@@ -244,8 +277,10 @@ async function main() {
     `# Real app side by side (${new Date().toISOString().slice(0, 10)})`,
     '',
     "Debian's Jupyter Notebook 6.4, four tasks, one scripted agent per server using that server's own tools " +
-      '(bench/realapp.mjs). Text returned: the text content of every answer. Prompts: approval prompts under ' +
-      "Gasoline's default policy (no policy file), approved at once by the harness.",
+      '(bench/realapp.mjs). Text returned: the text content of every answer. Changes: the gated calls ' +
+      "(mutating or sensitive) the daemon counted. Prompts: approval prompts under Gasoline's default policy " +
+      '(no policy file), approved at once by the harness. With a plan: the agent first proposes a plan for the ' +
+      "notebook server's origin (interact plan), approved once, before the first task.",
     '',
     table(runs),
     '',

@@ -16,10 +16,11 @@ import (
 // request.
 
 func (s *Server) handleListApprovals(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{"pending": s.safe.Approvals.Pending(""), "grants": s.safe.Approvals.Grants("")})
+	a := s.safe.Approvals
+	writeJSON(w, http.StatusOK, map[string]any{"pending": a.Pending(""), "grants": a.Grants(""), "plans": a.Plans(""), "total": a.Counts("")})
 }
 
-// handleRevoke ends a site grant before its time.
+// handleRevoke ends a grant or a plan before its time.
 func (s *Server) handleRevoke(w http.ResponseWriter, r *http.Request) {
 	if err := s.safe.Approvals.Revoke(r.PathValue("id")); err != nil {
 		writeJSON(w, statusFor(err), map[string]string{"error": err.Error(), "code": approval.Code(err)})

@@ -330,5 +330,5 @@ func TestAgentCannotLoosenTheGuards(t *testing.T) {
 	require.Equal(t, "change the approval policy: add 1 rule (each below)", p[0].Target)
 	require.Equal(t, []string{"adds: Sensitive calls of interact.upload on every site are refused outright (deny sensitive interact.upload *)"}, p[0].Notes)
 	require.Contains(t, p[0].Detail, `"effect": "deny"`)
-	require.False(t, p[0].SiteGrantable, "a change of the guards is approved every time")
+	require.Equal(t, []approval.Kind{approval.Once}, p[0].Offers, "a change of the guards is approved every time")
 }

@@ -17,7 +17,7 @@ import (
 // cannot run without. The MCP layer's goroutines stop with ctx.
 func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 	started := time.Now()
-	g, err := gate.New(gate.Config{Approvals: s.safe.Approvals, Tabs: s.browser.tabs, Describe: s.browser.act.Describe,
+	g, err := gate.New(gate.Config{Approvals: s.safe.Approvals, Tabs: s.browser.tabs, Describe: s.browser.act.See, History: s.browser.act.HistoryURL,
 		Page: s.browser.page, Configure: s.safe.Explain, Redact: s.safe.RedactText,
 		PageTools: s.browser.pages, Words: s.browser.dev.Words})
 	if err != nil {

@@ -51,6 +51,8 @@ modes:
                                 an agent on another machine, over an SSH forward
   doctor                        check every part and name the fix for each failure
   approve|deny <request_id>     decide a pending approval
+  grants                        list the live plans and grants
+  revoke <id>                   end a plan or grant at once
   policy [add|remove|reset …]   show or change the approval rules (yours alone: agents may only tighten them)
   redaction [add|remove …]      show or change the redaction patterns (yours alone to remove)
   version                       print the version
@@ -90,6 +92,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return doctor.Main(ctx, rest, stdout, stderr)
 	case mode == "approve" || mode == "deny":
 		return approvecli.Main(ctx, mode == "deny", rest, stdin, stdout, stderr)
+	case mode == "grants":
+		return approvecli.Grants(ctx, rest, stdout)
+	case mode == "revoke":
+		return approvecli.Revoke(ctx, rest, stdout)
 	case mode == "policy" || mode == "redaction":
 		return guardcli.Main(ctx, mode == "redaction", rest, stdin, stdout, stderr)
 	case mode == "version" || mode == "--version":

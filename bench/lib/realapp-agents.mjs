@@ -35,7 +35,8 @@ export function refOf(snap, role, name, within = '') {
 
 // approver plays an instant user: it approves every pending approval of
 // the chain through the daemon's approvals API (with the approver
-// credential, as the panel would) and counts the prompts.
+// credential, as the panel would; a plan as it is, no item ticked) and
+// counts the prompts. changes() reads the daemon's count of gated calls.
 export function approver(chain) {
   const token = fs
     .readFileSync(
@@ -46,6 +47,7 @@ export function approver(chain) {
   const api = `http://127.0.0.1:${chain.port}/approvals`;
   const headers = { authorization: `Bearer ${token}` };
   const seen = new Set();
+  const grants = new Set(); // prompts that offered both grants
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
@@ -54,6 +56,10 @@ export function approver(chain) {
         for (const p of list.pending ?? []) {
           if (seen.has(p.request_id)) continue;
           seen.add(p.request_id);
+          const o = p.offers ?? [];
+          if (o.includes('action') && o.includes('session')) {
+            grants.add(p.request_id);
+          }
           await fetch(`${api}/${p.request_id}/approve`, {
             method: 'POST',
             headers,
@@ -67,6 +73,13 @@ export function approver(chain) {
   })();
   return {
     count: () => seen.size,
+    // offering: prompts that offered this kind of action on this site
+    // for N minutes and the rest of the session on this site.
+    offering: () => grants.size,
+    async changes() {
+      const list = await (await fetch(api, { headers })).json();
+      return list.total?.calls ?? 0;
+    },
     async stop() {
       stopped = true;
       await loop;
@@ -139,6 +152,10 @@ function gasoline(client) {
     return { selector: `text=${name}` };
   };
   Object.assign(a, {
+    // plan proposes a plan for origins (issue 30): one prompt, then the
+    // tasks' medium-risk calls there run without asking.
+    plan: (intent, origins, actions) =>
+      act('plan', { intent, origins, actions, minutes: 30, timeout_ms: 30000 }),
     async open(url) {
       const r = await act('navigate', { url });
       a.tab = r.result.structuredContent?.tab_id;

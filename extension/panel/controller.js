@@ -17,10 +17,12 @@ export const CONVERSATION_LOST = 'conversation_lost';
 /** How often the status (sessions, versions) is re-read while ready. */
 export const STATUS_EVERY_TICKS = 5;
 
-/** Whether an approval event made or ended a site grant. */
+/** Whether an approval event made or ended a grant or a plan. */
 function grantChanged(ev) {
-  if (ev?.type === 'approved') return /^site:/.test(ev.decision ?? '');
-  return ev?.type === 'expired' && /^grt_/.test(ev.approval_id ?? '');
+  if (ev?.type === 'approved') {
+    return /^(action:|session$|plan:)/.test(ev.decision ?? '');
+  }
+  return ev?.type === 'expired' && /^(grt|pln)_/.test(ev.approval_id ?? '');
 }
 
 export class PanelController {
@@ -306,7 +308,7 @@ export class PanelController {
     try {
       const res = await this.client.request('approvals.list');
       this.model.setPending(res?.pending, mark);
-      this.model.setGrants(res?.grants);
+      this.model.setGrants(res?.grants, res?.plans);
     } catch {
       // The link state says why; the next ready re-fetches.
     }
@@ -322,11 +324,6 @@ export class PanelController {
     this.render();
   }
 
-  /**
-   * The user pressed Revoke on a site grant: the agent must ask again for
-   * every action on that site from now on.
-   * @param {string} id grant_id
-   */
   /** The user pressed Start after a deliberate stop. */
   async startDaemon() {
     const m = this.model;
@@ -343,6 +340,11 @@ export class PanelController {
     this.render();
   }
 
+  /**
+   * The user pressed Revoke on a grant or a plan: what it covered asks
+   * again from now on.
+   * @param {string} id a grant's or a plan's id
+   */
   async revoke(id) {
     const m = this.model;
     if (m.revoking.has(id)) return;
@@ -361,14 +363,16 @@ export class PanelController {
   /**
    * The user pressed a decision button.
    * @param {string} id request_id
-   * @param {'once'|'site'|'deny'} decision
-   * @param {string} [minutesText] the minutes input, for 'site'
+   * @param {'once'|'action'|'session'|'deny'} decision
+   * @param {string} [minutesText] the minutes input, for 'action'
+   * @param {number[]} [ticks] a plan's high-risk items the user ticked
    */
-  async decide(id, decision, minutesText) {
+  async decide(id, decision, minutesText, ticks) {
     const m = this.model;
     if (!m.pending.has(id) || m.busy.has(id)) return;
     const params = { request_id: id, decision };
-    if (decision === 'site') {
+    if (decision === 'once' && ticks?.length) params.ticks = ticks;
+    if (decision === 'action') {
       const parsed = parseMinutes(minutesText);
       if (parsed.error) {
         m.decideFailed(id, parsed.error);

@@ -3,12 +3,14 @@
 // countdown tick never resets the minutes the user is typing.
 
 import { renderChat } from './chatdom.js';
-import { el } from './el.js';
+import { buildPlan } from './plandom.js';
+import { el, fact } from './el.js';
 import { sessionRows } from './chatview.js';
 import {
   DEFAULT_SITE_MINUTES,
   MAX_SITE_MINUTES,
   badgeView,
+  countsRows,
   emptyText,
   grantsView,
   promptsView,
@@ -94,16 +96,10 @@ export function renderTimeline(els, rows) {
   els.noTimeline.hidden = rows.length > 0;
 }
 
-/** Appends a labelled value to dl; returns both elements. */
-function fact(doc, dl, label, key) {
-  const dt = el(doc, 'dt', '', label);
-  const dd = el(doc, 'dd', key);
-  dd.dataset.field = key;
-  dl.append(dt, dd);
-  return [dt, dd];
-}
-
-/** A new prompt's elements; decide(id, decision, minutesInput) acts. */
+/**
+ * A new prompt's elements; decide(id, decision, minutesInput, ticks)
+ * acts.
+ */
 function buildPrompt(doc, vm, decide) {
   const li = el(doc, 'li', 'prompt');
   li.dataset.requestId = vm.id;
@@ -115,6 +111,12 @@ function buildPrompt(doc, vm, decide) {
   head.id = `prompt-${vm.id}-action`; // names the buttons' context
   const target = el(doc, 'p', 'target');
   target.dataset.field = 'target';
+  const risk = el(doc, 'p', 'risk');
+  risk.dataset.field = 'risk';
+  const outside = el(doc, 'p', 'outside-plan');
+  outside.dataset.field = 'outsidePlan';
+  outside.setAttribute('role', 'note');
+  const plan = buildPlan(doc, vm.id);
   const steps = el(doc, 'ol', 'steps');
   steps.setAttribute('aria-label', 'Every step it will run');
   const notes = el(doc, 'ul', 'notes');
@@ -149,25 +151,43 @@ function buildPrompt(doc, vm, decide) {
   const deny = el(doc, 'button', 'deny', 'Deny');
   deny.type = 'button';
   deny.dataset.decision = 'deny';
+  // This kind of action on this site for N minutes.
   const site = el(doc, 'div', 'site');
-  const siteBtn = el(doc, 'button', 'approve-site', 'Approve for this site');
+  const siteBtn = el(
+    doc,
+    'button',
+    'approve-site',
+    'Approve this kind on this site',
+  );
   siteBtn.type = 'button';
-  siteBtn.dataset.decision = 'site';
+  siteBtn.dataset.decision = 'action';
   const minutes = el(doc, 'input', 'minutes');
   minutes.type = 'number';
   minutes.min = '1';
   minutes.max = String(MAX_SITE_MINUTES);
   minutes.value = String(DEFAULT_SITE_MINUTES);
-  minutes.setAttribute('aria-label', 'Minutes to approve this site for');
+  minutes.setAttribute(
+    'aria-label',
+    'Minutes to approve this kind of action on this site for',
+  );
   site.append(
     siteBtn,
     el(doc, 'span', '', ' for '),
     minutes,
     el(doc, 'span', '', ' minutes'),
   );
+  // The rest of this session on this site (medium-risk calls).
+  const session = el(
+    doc,
+    'button',
+    'approve-session',
+    'Approve for the rest of this session on this site',
+  );
+  session.type = 'button';
+  session.dataset.decision = 'session';
   const scopeNote = el(doc, 'p', 'site-note');
   scopeNote.dataset.field = 'siteNote';
-  actions.append(once, deny, site);
+  actions.append(once, deny, site, session);
 
   const busy = el(doc, 'p', 'busy');
   busy.dataset.field = 'busyText';
@@ -176,10 +196,10 @@ function buildPrompt(doc, vm, decide) {
   error.dataset.field = 'error';
   error.setAttribute('role', 'alert');
 
-  for (const b of [once, siteBtn, deny]) {
+  for (const b of [once, siteBtn, session, deny]) {
     b.setAttribute('aria-describedby', head.id);
     b.addEventListener('click', () =>
-      decide(vm.id, b.dataset.decision, minutes),
+      decide(vm.id, b.dataset.decision, minutes, plan.ticked()),
     );
   }
   li.append(
@@ -187,8 +207,11 @@ function buildPrompt(doc, vm, decide) {
     describe,
     head,
     target,
+    risk,
+    outside,
     notes,
     steps,
+    plan.box,
     detail,
     warning,
     dl,
@@ -204,6 +227,8 @@ function buildPrompt(doc, vm, decide) {
     deny,
     site,
     siteBtn,
+    session,
+    plan,
     minutes,
     reasonRow,
     pageRow,
@@ -219,11 +244,17 @@ function buildPrompt(doc, vm, decide) {
 function updatePrompt(p, vm) {
   for (const node of p.li.querySelectorAll('[data-field]')) {
     const key = node.dataset.field;
-    if (key === 'siteNote') continue;
+    if (key === 'siteNote' || key.startsWith('plan-')) continue;
     node.textContent = vm[key] ?? '';
   }
   for (const e of p.reasonRow) e.hidden = !vm.reason;
   p.li.querySelector('.target').hidden = !vm.target;
+  p.li.querySelector('.risk').hidden = !vm.risk;
+  p.li.querySelector('.outside-plan').hidden = !vm.outsidePlan;
+  p.li.classList.toggle('high', vm.tier === 'high');
+  p.li.classList.toggle('plan-prompt', Boolean(vm.plan));
+  p.plan.update(vm.plan);
+  p.once.textContent = vm.plan ? 'Approve the plan' : 'Approve once';
   p.li.querySelector('.warning').hidden = !vm.warning;
   const steps = JSON.stringify(vm.steps);
   if (steps !== p.shownSteps) {
@@ -241,20 +272,44 @@ function updatePrompt(p, vm) {
   for (const e of p.pageRow) e.hidden = !vm.page;
   p.li.classList.toggle('sensitive', vm.sensitive);
   const note = p.scopeNote;
-  note.textContent = vm.siteGrantable
-    ? `“Approve for this site” lets this agent session do ` +
-      `${vm.sensitive ? 'sensitive' : 'mutating'} actions on ${vm.origin} ` +
-      'without asking, until the time runs out.'
-    : '';
-  note.hidden = !vm.siteGrantable;
-  p.site.hidden = !vm.siteGrantable;
+  const parts = [];
+  if (vm.actionGrant) {
+    parts.push(
+      `“Approve this kind on this site” lets this agent session do ` +
+        `${vm.action.replace(/^interact\./, '')} calls like this one on ${vm.origin} ` +
+        'without asking, until the minutes run out.',
+    );
+  }
+  if (vm.sessionGrant) {
+    parts.push(
+      `“The rest of this session” lets it make medium-risk changes on ${vm.origin} ` +
+        '(typing, clicks that stay on the page) without asking until the session ends.',
+    );
+  }
+  if (parts.length) {
+    parts.push(
+      vm.tier === 'high'
+        ? 'Scripts, uploads, other sites and other high-risk actions still ask.'
+        : 'Scripts, uploads, other sites and high-risk actions still ask.',
+    );
+  }
+  note.textContent = parts.join(' ');
+  note.hidden = parts.length === 0;
+  p.site.hidden = !vm.actionGrant;
+  p.session.hidden = !vm.sessionGrant;
   p.siteBtn.setAttribute(
     'aria-label',
-    `Approve for this site (${vm.origin}) for ${p.minutes.value || '?'} ` +
-      'minutes',
+    `Approve this kind of action on this site (${vm.origin}) for ` +
+      `${p.minutes.value || '?'} minutes`,
+  );
+  p.session.setAttribute(
+    'aria-label',
+    `Approve medium-risk changes on ${vm.origin} for the rest of this session`,
   );
   const off = Boolean(vm.busy) || vm.expired;
-  for (const b of [p.once, p.siteBtn, p.deny, p.minutes]) b.disabled = off;
+  for (const b of [p.once, p.siteBtn, p.session, p.deny, p.minutes]) {
+    b.disabled = off;
+  }
   p.li.classList.toggle('expired', vm.expired);
   p.li.querySelector('.busy').hidden = !vm.busyText;
   p.li.querySelector('.error').hidden = !vm.error;
@@ -317,8 +372,8 @@ export function renderGrants(els, grants, live, revoke, error) {
     live,
     (vm) => buildGrant(els.doc, vm, revoke),
     (g, vm) => {
-      g.text.textContent = `${vm.origin} — ${vm.kind}, ${vm.who}`;
-      g.left.textContent = `${vm.timeLeft} left`;
+      g.text.textContent = vm.text;
+      g.left.textContent = vm.timeLeft;
       g.button.disabled = vm.busy;
       g.button.textContent = vm.busy ? 'Revoking…' : 'Revoke';
     },
@@ -329,13 +384,18 @@ export function renderGrants(els, grants, live, revoke, error) {
 }
 
 function buildGrant(doc, vm, revoke) {
-  const li = el(doc, 'li', 'grant');
+  const li = el(doc, 'li', vm.plan ? 'grant plan-grant' : 'grant');
   li.dataset.grantId = vm.id;
   const text = el(doc, 'span', 'grant-text');
   const left = el(doc, 'span', 'grant-left');
   const button = el(doc, 'button', 'revoke', 'Revoke');
   button.type = 'button';
-  button.setAttribute('aria-label', `Revoke the grant for ${vm.origin}`);
+  button.setAttribute(
+    'aria-label',
+    vm.plan
+      ? `Revoke the plan for ${vm.origin}`
+      : `Revoke the grant for ${vm.origin}`,
+  );
   button.addEventListener('click', () => revoke(vm.id));
   li.append(text, left, button);
   return { li, text, left, button };
@@ -344,20 +404,25 @@ function buildGrant(doc, vm, revoke) {
 /**
  * The whole panel's render function for PanelController.
  * @param {ReturnType<typeof bind>} els
- * @param {(id: string, decision: string, minutesText: string) => void} decide
+ * @param {(id: string, decision: string, minutesText: string, ticks: number[]) => void} decide
  * @param {(grantId: string) => void} [revoke]
  */
 export function renderer(els, decide, revoke = () => {}) {
   const live = new Map(); // request id → the prompt's elements
   const grants = new Map(); // grant id → its elements
   const entries = new Map(); // conversation entry key → its element
-  const act = (id, decision, minutes) => decide(id, decision, minutes.value);
+  const act = (id, decision, minutes, ticks) =>
+    decide(id, decision, minutes.value, ticks);
   return (model, now) => {
     renderBadge(els, badgeView(model.phase(now)));
     renderPrompts(els, promptsView(model, now), live, act);
     renderGrants(els, grantsView(model, now), grants, revoke, model.grantError);
     els.noPrompts.textContent = emptyText(model);
-    renderStatus(els, [...statusView(model, now), ...sessionRows(model)]);
+    renderStatus(els, [
+      ...statusView(model, now),
+      ...countsRows(model),
+      ...sessionRows(model),
+    ]);
     renderTimeline(els, timelineView(model));
     if (els.conversation && renderChat(els, model, entries)) {
       els.onAdded?.();

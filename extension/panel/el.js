@@ -7,3 +7,12 @@ export function el(doc, tag, className, text) {
   if (text != null) e.textContent = text;
   return e;
 }
+
+/** Appends a labelled value to dl; returns both elements. */
+export function fact(doc, dl, label, key) {
+  const dt = el(doc, 'dt', '', label);
+  const dd = el(doc, 'dd', key);
+  dd.dataset.field = key;
+  dl.append(dt, dd);
+  return [dt, dd];
+}

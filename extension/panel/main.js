@@ -63,7 +63,8 @@ const controller = new PanelController({
   connect: () => chrome.runtime.connect({ name: 'panel' }),
   render: renderer(
     els,
-    (id, decision, minutes) => controller.decide(id, decision, minutes),
+    (id, decision, minutes, ticks) =>
+      controller.decide(id, decision, minutes, ticks),
     (grantId) => controller.revoke(grantId),
   ),
   storage,

@@ -34,8 +34,9 @@ export class PanelModel {
     this.busy = new Map(); // request_id → decision being sent
     this.errors = new Map(); // request_id → message shown under the prompt
     this.timeline = []; // newest first
-    this.grants = []; // live site grants, from approvals.list
-    this.revoking = new Set(); // grant ids being revoked
+    this.grants = []; // live grants, from approvals.list
+    this.plans = []; // live plans, from approvals.list
+    this.revoking = new Set(); // grant and plan ids being revoked
     this.grantError = ''; // why the last revoke failed
     this.conv = emptyConversation(); // the chat with the daemon's agent
     this.chat = 'unknown'; // unknown | available | unavailable (old daemon)
@@ -118,6 +119,7 @@ export class PanelModel {
     if (!ready) {
       this.resetPending(); // a restarted daemon forgets them
       this.grants = [];
+      this.plans = [];
       this.status = null; // stale until read again
     }
     return became;
@@ -156,12 +158,18 @@ export class PanelModel {
     }
   }
 
-  /** The site grants of an approvals.list answer. */
-  setGrants(list) {
+  /** The grants and plans of an approvals.list answer. */
+  setGrants(list, plans) {
     this.grants = (Array.isArray(list) ? list : []).filter(
       (g) => typeof g?.grant_id === 'string' && g.grant_id,
     );
-    const live = new Set(this.grants.map((g) => g.grant_id));
+    this.plans = (Array.isArray(plans) ? plans : []).filter(
+      (p) => typeof p?.plan_id === 'string' && p.plan_id,
+    );
+    const live = new Set([
+      ...this.grants.map((g) => g.grant_id),
+      ...this.plans.map((p) => p.plan_id),
+    ]);
     for (const id of this.revoking) if (!live.has(id)) this.revoking.delete(id);
   }
 

@@ -17,6 +17,12 @@ const CLASSES = Object.freeze({
   sensitive: 'sensitive (can reach your data or files)',
 });
 
+const TIERS = Object.freeze({
+  medium: 'Medium risk',
+  high: 'High risk',
+  sensitive: 'Sensitive',
+});
+
 export const DEFAULT_SITE_MINUTES = 15;
 export const MAX_SITE_MINUTES = 480;
 export const NONE = '—';
@@ -79,10 +85,37 @@ function askerText(req) {
 
 const str = (v) => (typeof v === 'string' ? v : '');
 
+/** The risk line: the tier and why (the daemon's words). */
+function riskText(req) {
+  const tier = req.risk?.tier;
+  if (!TIERS[tier]) return '';
+  const why = str(req.risk.why);
+  if (why) return `${TIERS[tier]}: ${why}`;
+  return tier === 'medium'
+    ? `${TIERS[tier]}: a change that stays on the page`
+    : TIERS[tier];
+}
+
+/** A plan's own parts, as the prompt shows them (null for other calls). */
+function planView(plan) {
+  if (!plan || typeof plan !== 'object') return null;
+  const list = (v) => (Array.isArray(v) ? v.map(String) : []);
+  const minutes = Number(plan.minutes);
+  return {
+    intent: str(plan.intent),
+    origins: list(plan.origins),
+    actions: list(plan.actions),
+    lasts: Number.isFinite(minutes) ? `${minutes} minutes` : NONE,
+    high: (Array.isArray(plan.high) ? plan.high : []).map((h) => str(h?.words)),
+  };
+}
+
 /** One approval prompt. */
 export function promptView(req, model, now) {
   const busy = model.busy.get(req.request_id) ?? '';
   const left = timeLeft(req.expires_at, now);
+  const offers = Array.isArray(req.offers) ? req.offers : [];
+  const plan = planView(req.plan);
   return {
     id: req.request_id,
     action: req.action ?? NONE,
@@ -91,6 +124,13 @@ export function promptView(req, model, now) {
     describe: str(req.describe) || `Call ${req.action ?? 'an unnamed mode'}`,
     // The target, unless it only repeats the action.
     target: req.target && req.target !== req.action ? req.target : '',
+    // How much it can do and why: "High risk: submits form … to …".
+    risk: riskText(req),
+    tier: str(req.risk?.tier),
+    // Why the session's approved plan does not cover it.
+    outsidePlan: str(req.outside_plan)
+      ? `Outside your approved plan: ${str(req.outside_plan)}`
+      : '',
     // What to weigh: whether it leaves the site, what data it carries,
     // what a policy change lets run.
     notes: Array.isArray(req.notes) ? req.notes.map(String) : [],
@@ -110,7 +150,12 @@ export function promptView(req, model, now) {
     reason: req.reason ?? '',
     timeLeft: left,
     expired: left === 'expired',
-    siteGrantable: req.site_grantable === true,
+    // The grants this request offers: this kind of action on this site
+    // for N minutes; the rest of the session on this site.
+    actionGrant: offers.includes('action'),
+    sessionGrant: offers.includes('session'),
+    // A plan: its parts, and its high-risk items to tick.
+    plan,
     // A batch: every step the user approves, in order, in words.
     steps: Array.isArray(req.steps) ? req.steps.map(String) : [],
     busy,
@@ -119,18 +164,55 @@ export function promptView(req, model, now) {
   };
 }
 
-/** The live site grants, soonest to end first. */
+/** The live plans, then the grants soonest to end first. */
 export function grantsView(model, now) {
-  return [...model.grants]
-    .sort((a, b) => String(a.expires_at).localeCompare(String(b.expires_at)))
+  const plans = [...model.plans].map((p) => ({
+    id: p.plan_id,
+    plan: true,
+    origin: (Array.isArray(p.origins) ? p.origins : []).join(', ') || NONE,
+    text:
+      `Plan: “${str(p.intent)}” — ${(p.actions ?? []).join(', ')} on ` +
+      `${(p.origins ?? []).join(', ')}, ${whoText(p)}`,
+    timeLeft: `${timeLeft(p.expires_at, now)} left`,
+    busy: model.revoking.has(p.plan_id),
+  }));
+  // Soonest to end first; those that last the session, last.
+  const ends = (g) => Date.parse(g.expires_at ?? '') || Infinity;
+  const grants = [...model.grants]
+    .sort((a, b) => ends(a) - ends(b))
     .map((g) => ({
       id: g.grant_id,
+      plan: false,
       origin: g.origin || NONE,
-      kind: CLASSES[g.class] ?? g.class ?? NONE,
-      who: whoText(g),
-      timeLeft: timeLeft(g.expires_at, now),
+      text: `${str(g.words) || g.origin || NONE}, ${whoText(g)}`,
+      timeLeft: g.expires_at
+        ? `${timeLeft(g.expires_at, now)} left`
+        : 'until the session ends',
       busy: model.revoking.has(g.grant_id),
     }));
+  return [...plans, ...grants];
+}
+
+/** One session's (or every session's) counts in words. */
+export function countsText(c) {
+  if (!c || typeof c !== 'object') return NONE;
+  const n = (k) => (Number.isFinite(c[k]) ? c[k] : 0);
+  return (
+    `${n('calls')} changes: ${n('asked')} asked you, ` +
+    `${n('covered_by_plan') + n('covered_by_grant')} ran under a plan or grant, ` +
+    `${n('allowed_by_policy')} by the policy, ${n('refused')} refused`
+  );
+}
+
+/** The approval counts: every session's total, then each live one. */
+export function countsRows(model) {
+  const a = model.status?.approval_counts;
+  if (!a) return [];
+  const rows = [['Approvals since start', countsText(a.total)]];
+  for (const s of Array.isArray(a.sessions) ? a.sessions : []) {
+    rows.push([`Approvals: ${whoText(s)}`, countsText(s)]);
+  }
+  return rows;
 }
 
 /** What the approvals card says when no prompt is shown. */
@@ -245,8 +327,11 @@ const EVENT_LABELS = Object.freeze({
 
 function decisionText(decision) {
   if (decision === 'once') return 'once';
-  const m = /^site:(\d+)m$/.exec(decision ?? '');
-  return m ? `for this site, ${m[1]} min` : (decision ?? '');
+  if (decision === 'session') return 'for the rest of the session on this site';
+  let m = /^action:(\d+)m$/.exec(decision ?? '');
+  if (m) return `this kind of action on this site, ${m[1]} min`;
+  m = /^plan:(\d+)m$/.exec(decision ?? '');
+  return m ? `the plan, ${m[1]} min` : (decision ?? '');
 }
 
 /** The activity timeline, newest first. */
@@ -255,9 +340,12 @@ export function timelineView(model) {
     const extra =
       e.type === 'approved'
         ? decisionText(e.decision)
-        : e.type === 'denied' || e.type === 'rejected' || e.type === 'expired'
-          ? (e.reason ?? '')
-          : '';
+        : e.type === 'consumed' &&
+            (e.decision === 'plan' || e.decision === 'site')
+          ? `under ${e.decision === 'plan' ? 'the plan' : 'a grant'}, unasked`
+          : e.type === 'denied' || e.type === 'rejected' || e.type === 'expired'
+            ? (e.reason ?? '')
+            : '';
     const where = e.scope?.origin ? ` on ${e.scope.origin}` : '';
     return {
       type: e.type,

@@ -22,7 +22,7 @@ const req = (id, extra = {}) => ({
   target: 'button "Pay now" on https://shop.example/checkout',
   created_at: '2030-01-01T00:00:00Z',
   expires_at: '2030-01-01T00:05:00Z',
-  site_grantable: true,
+  offers: ['once', 'action', 'session'],
   ...extra,
 });
 const ev = (type, r, extra = {}) => ({

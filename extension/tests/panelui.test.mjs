@@ -38,7 +38,7 @@ function setup() {
     },
     render: renderer(
       els,
-      (id, d, m) => controller.decide(id, d, m),
+      (id, d, m, ticks) => controller.decide(id, d, m, ticks),
       (g) => controller.revoke(g),
     ),
     timers,
@@ -121,16 +121,34 @@ test('requests made before the panel opened are shown', async () => {
   assert.equal(button(li, 'approve-once').textContent, 'Approve once');
   assert.equal(button(li, 'deny').textContent, 'Deny');
   assert.equal(button(li, 'site').hidden, false);
+  assert.equal(button(li, 'approve-session').hidden, false);
   assert.equal(li.querySelector('.minutes').value, '15');
   assert.equal(
     button(li, 'approve-site').getAttribute('aria-label'),
-    'Approve for this site (https://shop.example) for 15 minutes',
+    'Approve this kind of action on this site (https://shop.example) for 15 minutes',
+  );
+  assert.equal(
+    button(li, 'approve-session').textContent,
+    'Approve for the rest of this session on this site',
   );
   assert.equal(
     button(li, 'deny').getAttribute('aria-describedby'),
     li.querySelector('h3').id,
   );
-  assert.match(field(li, 'siteNote'), /mutating actions on https:\/\/shop/);
+  assert.equal(
+    field(li, 'risk'),
+    'Medium risk: a change that stays on the page',
+  );
+  assert.equal(li.querySelector('.outside-plan').hidden, true);
+  assert.equal(li.querySelector('.plan').hidden, true, 'no plan');
+  assert.match(
+    field(li, 'siteNote'),
+    /click calls like this one on https:\/\/shop/,
+  );
+  assert.match(
+    field(li, 'siteNote'),
+    /Scripts, uploads, other sites and high-risk actions still ask/,
+  );
 });
 
 test('a prompt shows its notes, the whole script and the tab from the browser', async () => {
@@ -146,7 +164,7 @@ test('a prompt shows its notes, the whole script and the tab from the browser', 
       detail: script,
       detail_label: 'The whole script (302 lines)',
       page: { title: 'Checkout', url: 'https://shop.example/pay' },
-      site_grantable: false,
+      offers: ['once'],
     }),
   ]);
   const li = prompt('req_1');
@@ -158,7 +176,8 @@ test('a prompt shows its notes, the whole script and the tab from the browser', 
     ['It runs in the frame "pay" of the page.'],
   );
   assert.equal(field(li, 'page'), '“Checkout” — https://shop.example/pay');
-  assert.equal(li.querySelector('.site').hidden, true, 'no site grant');
+  assert.equal(li.querySelector('.site').hidden, true, 'no grant');
+  assert.equal(li.querySelector('.approve-session').hidden, true);
 });
 
 test('a request after instruction-like page text shows the warning beside the action', async () => {
@@ -219,7 +238,7 @@ test('approve once: the decision goes out and the prompt goes away', async () =>
   assert.match(row.querySelector('.text').textContent, /interact.click.*once/);
 });
 
-test('approve for this site sends the minutes; bad minutes stay local', async () => {
+test('this kind of action on this site sends the minutes; bad minutes stay local', async () => {
   const { port, open, prompt, button } = setup();
   await open([click()]);
   const li = prompt('req_1');
@@ -236,10 +255,72 @@ test('approve for this site sends the minutes; bad minutes stay local', async ()
   button(li, 'approve-site').click();
   assert.deepEqual(port().requests('approvals.decide').at(-1).params, {
     request_id: 'req_1',
-    decision: 'site',
+    decision: 'action',
     minutes: 30,
   });
   assert.equal(li.querySelector('.error').hidden, true);
+});
+
+test('the rest of this session on this site', async () => {
+  const { port, open, prompt, button } = setup();
+  await open([click()]);
+  button(prompt('req_1'), 'approve-session').click();
+  assert.deepEqual(port().requests('approvals.decide').at(-1).params, {
+    request_id: 'req_1',
+    decision: 'session',
+  });
+});
+
+test('a plan prompt: its parts, items unticked until the user ticks one', async () => {
+  const { port, open, prompt, button, field } = setup();
+  await open([
+    click('req_p', {
+      action: 'interact.plan',
+      describe: 'Approve a plan once',
+      target: 'the agent’s plan, in its words: "tidy the cart"',
+      scope: { tab_id: 0 },
+      offers: ['once'],
+      risk: { tier: 'sensitive' },
+      plan: {
+        intent: 'tidy the cart',
+        origins: ['https://shop.example'],
+        actions: ['click', 'type'],
+        minutes: 30,
+        high: [
+          { words: 'click, on controls named like "delete"' },
+          { words: 'click, submitting forms to https://shop.example' },
+        ],
+      },
+    }),
+  ]);
+  const li = prompt('req_p');
+  assert.equal(li.querySelector('.plan').hidden, false);
+  assert.equal(field(li, 'plan-origins'), 'https://shop.example');
+  assert.equal(field(li, 'plan-actions'), 'click, type');
+  assert.equal(field(li, 'plan-lasts'), '30 minutes');
+  const boxes = li.querySelectorAll('.tick-box');
+  assert.deepEqual(
+    boxes.map((b) => b.checked),
+    [false, false],
+    'nothing ticked until the user ticks it',
+  );
+  assert.deepEqual(
+    li.querySelectorAll('.tick-text').map((t) => t.textContent),
+    [
+      'click, on controls named like "delete"',
+      'click, submitting forms to https://shop.example',
+    ],
+  );
+  assert.equal(button(li, 'approve-once').textContent, 'Approve the plan');
+  assert.equal(button(li, 'site').hidden, true, 'a plan is never a grant');
+  assert.equal(button(li, 'approve-session').hidden, true);
+  boxes[1].checked = true;
+  button(li, 'approve-once').click();
+  assert.deepEqual(port().requests('approvals.decide').at(-1).params, {
+    request_id: 'req_p',
+    decision: 'once',
+    ticks: [1],
+  });
 });
 
 test('a failed decision is shown inline and the list re-read', async () => {
@@ -276,7 +357,7 @@ test('new requests arrive by event; a site-less one hides the site button', asyn
         action: 'configure.policy',
         target: 'configure.policy',
         scope: { tab_id: 0 },
-        site_grantable: false,
+        offers: ['once'],
       }),
     },
   });
@@ -284,6 +365,7 @@ test('new requests arrive by event; a site-less one hides the site button', asyn
   assert.equal(li.querySelector('.target').hidden, true, 'no repeat');
   assert.equal(li.querySelector('.warning').hidden, true, 'no page warning');
   assert.equal(li.querySelector('.site').hidden, true);
+  assert.equal(li.querySelector('.approve-session').hidden, true);
   assert.equal(li.querySelector('.site-note').hidden, true);
   assert.equal(els.badge.textContent, 'Needs approval');
   assert.equal(
@@ -361,52 +443,79 @@ test('a batch prompt shows each step; a page warning shows beside it', async () 
   assert.equal(warning.textContent, 'the page contained instruction-like text');
 });
 
-test('site grants show with time left and a Revoke that works', async () => {
+test('plans and grants show with time left and a Revoke that works', async () => {
   const { els, controller, port, answer, advance } = setup();
   controller.start();
   port().deliver({ method: 'link.state', params: READY });
   const grant = {
     grant_id: 'grt_1',
+    kind: 'action',
     session: 's_abc',
     origin: 'https://shop.example',
+    words: 'click calls that stay on the page on https://shop.example',
     class: 'mutating',
     expires_at: new Date(T0 + 120_000).toISOString(),
   };
-  await answer('approvals.list', { result: { pending: [], grants: [grant] } });
+  const plan = {
+    plan_id: 'pln_1',
+    session: 's_abc',
+    intent: 'tidy the cart',
+    origins: ['https://shop.example'],
+    actions: ['click'],
+    expires_at: new Date(T0 + 600_000).toISOString(),
+  };
+  await answer('approvals.list', {
+    result: { pending: [], grants: [grant], plans: [plan] },
+  });
   await answer('panel.status', { result: STATUS });
   assert.equal(els.noGrants.hidden, true);
-  const li = els.grants.children[0];
+  const [planRow, li] = els.grants.children;
+  assert.equal(planRow.dataset.grantId, 'pln_1');
+  assert.match(planRow.textContent, /Plan: “tidy the cart”/);
+  assert.equal(
+    planRow.querySelector('.revoke').getAttribute('aria-label'),
+    'Revoke the plan for https://shop.example',
+  );
   assert.equal(li.dataset.grantId, 'grt_1');
-  assert.match(li.textContent, /https:\/\/shop\.example/);
+  assert.match(li.textContent, /click calls that stay on the page/);
   assert.match(li.textContent, /2:00 left/);
   advance(1000);
-  assert.match(els.grants.children[0].textContent, /1:59 left/);
-  assert.equal(els.grants.children[0], li, 'a tick keeps the same row');
+  assert.match(els.grants.children[1].textContent, /1:59 left/);
+  assert.equal(els.grants.children[1], li, 'a tick keeps the same row');
 
-  li.querySelector('.revoke').click();
+  planRow.querySelector('.revoke').click();
   assert.deepEqual(port().requests('grants.revoke').at(-1).params, {
-    grant_id: 'grt_1',
+    grant_id: 'pln_1',
   });
-  assert.equal(li.querySelector('.revoke').disabled, true);
+  assert.equal(planRow.querySelector('.revoke').disabled, true);
   await answer('grants.revoke', { result: { revoked: true } });
-  await answer('approvals.list', { result: { pending: [], grants: [] } });
+  await answer('approvals.list', {
+    result: { pending: [], grants: [], plans: [] },
+  });
   assert.equal(els.grants.children.length, 0);
   assert.equal(els.noGrants.hidden, false);
 });
 
-test('a grant made or ended elsewhere refreshes the list', async () => {
+test('a grant or plan made or ended elsewhere refreshes the list', async () => {
   const { port, open } = setup();
   await open();
-  const before = port().requests('approvals.list').length;
-  port().deliver({
-    method: 'approval.event',
-    params: {
-      type: 'approved',
-      decision: 'site:15m',
-      request: click(),
-      approval_id: 'apr_1',
-    },
-  });
-  await flush();
-  assert.equal(port().requests('approvals.list').length, before + 1);
+  for (const [type, decision, id] of [
+    ['approved', 'action:15m', 'apr_1'],
+    ['approved', 'session', 'apr_2'],
+    ['approved', 'plan:30m', 'apr_3'],
+    ['expired', '', 'pln_1'],
+    ['expired', '', 'grt_1'],
+  ]) {
+    const before = port().requests('approvals.list').length;
+    port().deliver({
+      method: 'approval.event',
+      params: { type, decision, request: click(), approval_id: id },
+    });
+    await flush();
+    assert.equal(
+      port().requests('approvals.list').length,
+      before + 1,
+      `${type} ${decision} ${id}`,
+    );
+  }
 });

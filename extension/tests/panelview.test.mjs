@@ -4,6 +4,7 @@ import test from 'node:test';
 import { PanelModel } from '../panel/model.js';
 import {
   badgeView,
+  countsRows,
   emptyText,
   parseMinutes,
   grantsView,
@@ -26,7 +27,8 @@ const click = {
   reason: 'the agent called interact.click',
   created_at: '2030-01-01T00:00:00Z',
   expires_at: '2030-01-01T00:05:00Z',
-  site_grantable: true,
+  offers: ['once', 'action', 'session'],
+  risk: { tier: 'medium' },
 };
 
 test('badge labels for every state', () => {
@@ -70,6 +72,9 @@ test('a prompt shows the exact action, target, tab, origin and who asked', () =>
     action: 'interact.click',
     describe: 'Click on the page',
     target: 'button "Pay now" on https://shop.example/checkout',
+    risk: 'Medium risk: a change that stays on the page',
+    tier: 'medium',
+    outsidePlan: '',
     notes: [],
     detail: '',
     detailLabel: 'In full',
@@ -84,7 +89,9 @@ test('a prompt shows the exact action, target, tab, origin and who asked', () =>
     reason: 'the agent called interact.click',
     timeLeft: '4:59',
     expired: false,
-    siteGrantable: true,
+    actionGrant: true,
+    sessionGrant: true,
+    plan: null,
     steps: [],
     busy: '',
     busyText: '',
@@ -125,35 +132,66 @@ test('a batch prompt lists every step', () => {
   ]);
 });
 
-test('site grants are listed soonest to end first, with time left', () => {
+test('plans, then grants soonest to end first, with time left', () => {
   const m = new PanelModel();
-  m.setGrants([
-    {
-      grant_id: 'grt_b',
-      origin: 'https://b.example',
-      class: 'mutating',
-      session: 's_1',
-      expires_at: new Date(T0 + 600_000).toISOString(),
-    },
-    {
-      grant_id: 'grt_a',
-      origin: 'https://a.example',
-      class: 'mutating',
-      session: 's_1',
-      expires_at: new Date(T0 + 61_000).toISOString(),
-    },
-    { origin: 'no id: dropped' },
-  ]);
+  m.setGrants(
+    [
+      {
+        grant_id: 'grt_b',
+        kind: 'action',
+        origin: 'https://b.example',
+        words: 'click calls that stay on the page on https://b.example',
+        session: 's_1',
+        expires_at: new Date(T0 + 600_000).toISOString(),
+      },
+      {
+        grant_id: 'grt_s',
+        kind: 'session',
+        origin: 'https://c.example',
+        words:
+          'medium-risk changes on https://c.example until this session ends',
+        session: 's_1',
+      },
+      {
+        grant_id: 'grt_a',
+        kind: 'action',
+        origin: 'https://a.example',
+        words: 'type calls that stay on the page on https://a.example',
+        session: 's_1',
+        expires_at: new Date(T0 + 61_000).toISOString(),
+      },
+      { origin: 'no id: dropped' },
+    ],
+    [
+      {
+        plan_id: 'pln_1',
+        intent: 'tidy the cart',
+        origins: ['https://shop.example'],
+        actions: ['click', 'type'],
+        session: 's_1',
+        expires_at: new Date(T0 + 1_800_000).toISOString(),
+      },
+    ],
+  );
   m.revoking.add('grt_b');
   const rows = grantsView(m, T0);
   assert.deepEqual(
-    rows.map((r) => [r.id, r.origin, r.timeLeft, r.busy]),
+    rows.map((r) => [r.id, r.plan, r.origin, r.timeLeft, r.busy]),
     [
-      ['grt_a', 'https://a.example', '1:01', false],
-      ['grt_b', 'https://b.example', '10:00', true],
+      ['pln_1', true, 'https://shop.example', '30:00 left', false],
+      ['grt_a', false, 'https://a.example', '1:01 left', false],
+      ['grt_b', false, 'https://b.example', '10:00 left', true],
+      ['grt_s', false, 'https://c.example', 'until the session ends', false],
     ],
   );
-  assert.equal(rows[0].kind, 'mutating (makes a change)');
+  assert.equal(
+    rows[0].text,
+    'Plan: “tidy the cart” — click, type on https://shop.example, session s_1',
+  );
+  assert.equal(
+    rows[1].text,
+    'type calls that stay on the page on https://a.example, session s_1',
+  );
 });
 
 test('a request after instruction-like page text carries the warning', () => {
@@ -176,7 +214,8 @@ test('a browser-wide request (configure.policy) says so', () => {
       describe: 'Change which actions need your approval',
       target: 'configure.policy',
       scope: { tab_id: 0 },
-      site_grantable: false,
+      offers: ['once'],
+      risk: { tier: 'sensitive', why: 'changes a guard (policy)' },
       client_name: 'Claude Code',
     },
     new PanelModel(),
@@ -187,7 +226,111 @@ test('a browser-wide request (configure.policy) says so', () => {
   assert.equal(vm.tab, 'not tied to a tab');
   assert.equal(vm.origin, 'no page (browser-wide)');
   assert.equal(vm.who, 'Claude Code (session s_abc)');
-  assert.equal(vm.siteGrantable, false);
+  assert.equal(vm.actionGrant, false);
+  assert.equal(vm.sessionGrant, false);
+  assert.equal(vm.risk, 'Sensitive: changes a guard (policy)');
+});
+
+test('a high-risk call outside the plan says so, and offers no session grant', () => {
+  const vm = promptView(
+    {
+      ...click,
+      risk: {
+        tier: 'high',
+        why: 'clicks a control named like "delete": button "Delete"',
+      },
+      outside_plan: 'it is high-risk (…) and the plan does not name that',
+      offers: ['once', 'action'],
+    },
+    new PanelModel(),
+    T0,
+  );
+  assert.equal(
+    vm.risk,
+    'High risk: clicks a control named like "delete": button "Delete"',
+  );
+  assert.equal(
+    vm.outsidePlan,
+    'Outside your approved plan: it is high-risk (…) and the plan does not name that',
+  );
+  assert.equal(vm.actionGrant, true);
+  assert.equal(vm.sessionGrant, false);
+});
+
+test('a plan prompt shows its sites, kinds of action, length and items to tick', () => {
+  const vm = promptView(
+    {
+      ...click,
+      action: 'interact.plan',
+      scope: { tab_id: 0 },
+      offers: ['once'],
+      plan: {
+        intent: 'tidy the cart',
+        origins: ['https://shop.example'],
+        actions: ['click', 'type'],
+        minutes: 30,
+        high: [
+          {
+            what: 'click',
+            risk: 'named',
+            target: 'delete',
+            words: 'click, on controls named like "delete"',
+          },
+        ],
+      },
+    },
+    new PanelModel(),
+    T0,
+  );
+  assert.deepEqual(vm.plan, {
+    intent: 'tidy the cart',
+    origins: ['https://shop.example'],
+    actions: ['click', 'type'],
+    lasts: '30 minutes',
+    high: ['click, on controls named like "delete"'],
+  });
+  assert.equal(vm.actionGrant, false);
+});
+
+test('approval counts, every session and each one', () => {
+  const m = new PanelModel();
+  m.setStatus({
+    approval_counts: {
+      total: {
+        calls: 12,
+        asked: 1,
+        covered_by_plan: 10,
+        covered_by_grant: 0,
+        allowed_by_policy: 0,
+        refused: 1,
+      },
+      sessions: [
+        {
+          session: 's_1',
+          client_name: 'claude-code',
+          calls: 12,
+          asked: 1,
+          covered_by_plan: 10,
+          refused: 1,
+        },
+      ],
+    },
+  });
+  assert.deepEqual(countsRows(m), [
+    [
+      'Approvals since start',
+      '12 changes: 1 asked you, 10 ran under a plan or grant, 0 by the policy, 1 refused',
+    ],
+    [
+      'Approvals: claude-code (session s_1)',
+      '12 changes: 1 asked you, 10 ran under a plan or grant, 0 by the policy, 1 refused',
+    ],
+  ]);
+  assert.deepEqual(
+    countsRows(new PanelModel()),
+    [],
+    'nothing before the daemon says',
+  );
 });
 
 test('busy and error state of a prompt', () => {
@@ -288,18 +431,29 @@ test('timeline rows', () => {
     type: 'approved',
     time: at,
     request: click,
-    decision: 'site:15m',
+    decision: 'action:15m',
   });
   m.approvalEvent({ type: 'denied', time: at, request: click, reason: 'no' });
+  m.approvalEvent({
+    type: 'consumed',
+    time: at,
+    request: click,
+    decision: 'plan',
+  });
   const rows = timelineView(m);
   assert.deepEqual(
     rows.map((r) => [r.type, r.label, r.text]),
     [
+      [
+        'consumed',
+        'Ran',
+        'interact.click on https://shop.example — under the plan, unasked',
+      ],
       ['denied', 'Denied', 'interact.click on https://shop.example — no'],
       [
         'approved',
         'Approved',
-        'interact.click on https://shop.example — for this site, 15 min',
+        'interact.click on https://shop.example — this kind of action on this site, 15 min',
       ],
       ['requested', 'Asked', 'interact.click on https://shop.example'],
     ],

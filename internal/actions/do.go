@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/chromedp/cdproto/runtime"
-
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -252,40 +250,78 @@ func (e *Engine) Describe(ctx context.Context, tab int, t Target) (string, error
 	if t.isPoint() {
 		return t.String(), nil
 	}
-	var desc string
+	s, err := e.See(ctx, tab, t, "")
+	return s.Desc, err
+}
+
+// What the approval gate asks of a target's effect (See's how).
+const (
+	HowClick  = "click"  // a click, or a key that activates the element
+	HowEnter  = "enter"  // Enter: activates it, and in a field submits its form
+	HowSubmit = "submit" // fill_form's submit: the form of the field
+)
+
+// Seen is an element as a person sees it and what activating it does.
+type Seen struct {
+	Desc   string `json:"d"`
+	Effect Effect `json:"e"`
+}
+
+// Effect is what activating an element does, as the page declares it (a
+// form and where it submits to, a link and its address); its own script
+// is not seen.
+type Effect struct {
+	Found    bool   `json:"found"`              // an element was there
+	Frame    bool   `json:"frame,omitempty"`    // it is a frame: what happens inside is not seen
+	Submits  bool   `json:"submits,omitempty"`  // it submits a form
+	Form     string `json:"form,omitempty"`     // the form's name, if it has one
+	Action   string `json:"action,omitempty"`   // the address it submits to
+	Href     string `json:"href,omitempty"`     // a link's address
+	Download bool   `json:"download,omitempty"` // the link downloads
+}
+
+// seesJS is page.js sees: the element, its words and its effect.
+const seesJS = `function (how, at) { return globalThis.__gasolineActions.sees(this && this.nodeType ? this : null, how, at) }`
+
+// See names a target as a person sees it (Describe) and, with how, says
+// what activating it does — one round trip in the tab's queue. An empty
+// target is the element keys go to (the focused one; none when the page
+// body has focus); a point, the element drawn there in the main frame.
+func (e *Engine) See(ctx context.Context, tab int, t Target, how string) (Seen, error) {
+	var out Seen
 	_, err := e.run(ctx, tab, "describe", runOpts{}, func(ctx context.Context, a *act) error {
-		d, err := a.seen(ctx, t)
-		desc = d
-		return err
+		return a.see(ctx, t, how, &out)
 	})
 	if err != nil && t.Ref != "" {
 		if loc, lerr := e.cfg.Snapshots.Locate(tab, t.Ref); lerr == nil {
-			return loc.Desc, nil
+			return Seen{Desc: loc.Desc}, err
 		}
 	}
-	return desc, err
+	return out, err
 }
 
-// seenJS names an element as a person sees it (page.js seen).
-const seenJS = `function () { return globalThis.__gasolineActions.seen(this) }`
-
-// seen names the target's element as a person sees it.
-func (a *act) seen(ctx context.Context, t Target) (string, error) {
-	var o *runtime.RemoteObject
-	var err error
-	if t.Ref != "" {
-		_, o, err = a.refCall(ctx, t.Ref, `(el) => globalThis.__gasolineActions.seen(el)`, byValue)
-	} else {
+func (a *act) see(ctx context.Context, t Target, how string, out *Seen) error {
+	switch {
+	case t.Ref != "":
+		_, o, err := a.refCall(ctx, t.Ref, `(el, how) => globalThis.__gasolineActions.sees(el, how)`, byValue, how)
+		if err != nil {
+			return err
+		}
+		return decode(o, out)
+	case t.Selector != "":
 		el, err := a.resolve(ctx, t, false)
 		if err != nil {
-			return "", err
+			return err
 		}
-		var s string
-		return s, a.callEl(ctx, el, seenJS, &s)
+		return a.callEl(ctx, el, seesJS, out, how)
 	}
+	ec, _, err := a.world(ctx, "", "")
 	if err != nil {
-		return "", err
+		return err
 	}
-	var s string
-	return s, decode(o, &s)
+	var at any
+	if t.isPoint() {
+		at = []float64{*t.X, *t.Y}
+	}
+	return callValue(ctx, a.s, jsCall{fn: withHelpers(seesJS), context: ec, args: []any{how, at}}, out)
 }

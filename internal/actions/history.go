@@ -117,3 +117,19 @@ func (e *Engine) history(ctx context.Context, tab int, action string, delta int,
 		}
 	})
 }
+
+// HistoryURL is the address back (delta -1) or forward (+1) would go to,
+// from the browser's history of the tab ("" when there is none): the
+// approval gate reads it to say where the call goes. It reads only, out
+// of the tab's queue.
+func (e *Engine) HistoryURL(ctx context.Context, tab, delta int) (string, error) {
+	h, err := cdproto.Call(ctx, e.session(tab, ""), page.GetNavigationHistory, cdproto.Empty{})
+	if err != nil {
+		return "", err
+	}
+	i := int(h.CurrentIndex) + delta
+	if i < 0 || i >= len(h.Entries) {
+		return "", nil
+	}
+	return h.Entries[i].URL, nil
+}

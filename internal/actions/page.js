@@ -191,6 +191,73 @@
     return `${role} showing ${q(text)} (labelled ${q(name)})`;
   }
 
+  // effect says what activating el does, for the approval gate (read
+  // only): how is 'click' (a click, or a key that activates it), 'enter'
+  // (Enter in a field also submits its form) or 'submit' (fill_form
+  // submits the form of its field). It reads what the
+  // page declares — the form a button submits and where to, a link's
+  // address and download attribute — through the prototypes of this
+  // world, so a form control named "action" cannot stand in for the
+  // form's action. What the page's own script does on the click is not
+  // seen.
+  const attr = (el, n) => Element.prototype.getAttribute.call(el, n);
+  const IMPLICIT = new Set(['text', 'search', 'url', 'tel', 'email', 'password', 'date', 'month', 'week', 'time', 'datetime-local', 'number']);
+  const FRAMES = new Set(['iframe', 'frame', 'object', 'embed']);
+  function effect(el, how) {
+    const out = { found: !!el };
+    if (!el || el.nodeType !== 1) return out;
+    if (FRAMES.has(el.localName)) {
+      out.frame = true;
+      return out;
+    }
+    let form = null;
+    let sub = null;
+    const b = el.closest('button, input[type=submit i], input[type=image i]');
+    if (b && !b.disabled && b.form && (b.localName !== 'button' || b.type === 'submit')) [form, sub] = [b.form, b];
+    if (!form && how === 'enter' && el.localName === 'input' && el.form && IMPLICIT.has(el.type)) form = el.form;
+    if (!form && how === 'submit' && el.form) {
+      form = el.form; // fill_form's submit: the form's submit button, or requestSubmit
+      sub = form.querySelector('button[type=submit], input[type=submit], input[type=image], button:not([type])');
+    }
+    const method = (sub && attr(sub, 'formmethod')) || (form && attr(form, 'method')) || '';
+    if (form && method.toLowerCase() !== 'dialog') {
+      out.submits = true;
+      const act = sub && sub.hasAttribute('formaction') ? attr(sub, 'formaction') : attr(form, 'action');
+      try {
+        out.action = new URL(act || '', document.baseURI).href;
+      } catch {
+        out.action = document.baseURI;
+      }
+      out.form = clip(norm(attr(form, 'aria-label') || attr(form, 'name') || attr(form, 'id') || ''), 60);
+    }
+    const a = el.closest('a[href], area[href]');
+    if (a) {
+      try {
+        out.href = new URL(attr(a, 'href'), document.baseURI).href;
+      } catch {
+        out.href = '';
+      }
+      out.download = a.hasAttribute('download');
+    }
+    return out;
+  }
+
+  // focused is the element keys go to: the active element, through open
+  // shadow roots.
+  function focused() {
+    let el = document.activeElement;
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    return el === document.body || el === document.documentElement ? null : el;
+  }
+
+  // sees names el and says what activating it does (the gate's one round
+  // trip): el, the focused element when null and at is unset, or the
+  // element drawn at the point at.
+  function sees(el, how, at) {
+    if (!el) el = at ? document.elementFromPoint(at[0], at[1]) : focused();
+    return { d: el ? seen(el) : '', e: how ? effect(el, how) : { found: !!el } };
+  }
+
   function visible(el) {
     if (!el.isConnected) return false;
     if (el.checkVisibility && !el.checkVisibility({ visibilityProperty: true })) return false;
@@ -433,5 +500,5 @@
     return desc;
   }
 
-  globalThis.__gasolineActions = { all, contains, describe, find, frame, hit, labelOf, nameOf, prepare, query, roleOf, seen, visible, editable, norm, clip, fail, setMask, isSecret, secretSelf };
+  globalThis.__gasolineActions = { all, contains, describe, effect, find, frame, hit, labelOf, nameOf, prepare, query, roleOf, seen, sees, visible, editable, norm, clip, fail, setMask, isSecret, secretSelf };
 })();

@@ -9,10 +9,13 @@ import (
 // Approve records the user's yes for a pending request and returns the
 // minted token (its ApprovalID is what `gasoline-host approve` prints). A
 // waiting call resumes and consumes it; otherwise the agent redeems it by
-// retrying with approval_id. Decision Site also grants the request's
-// session, origin and class for Minutes; it needs a request with
-// SiteGrantable set (ErrNoSiteGrant otherwise). Unknown, expired or
-// already decided requests are errors (ErrUnknown, ErrExpired, ErrDecided).
+// retrying with approval_id. Decision Action also grants the request's
+// session this kind of action on this origin for Minutes, Decision
+// Session the session's medium-risk calls on this origin until it ends;
+// each needs a request that offers it (Request.Offers; ErrNoSiteGrant
+// otherwise). Approving a plan's request (kind once, with the high-risk
+// items ticked) makes it the session's plan. Unknown, expired or already
+// decided requests are errors (ErrUnknown, ErrExpired, ErrDecided).
 //
 // Only the user may call this (the panel, the terminal): never expose it
 // to an agent.
@@ -51,8 +54,9 @@ func (e *Engine) Redeem(approvalID string, req Request) error {
 	return err
 }
 
-// Revoke ends a site grant before its time (the panel's "revoke").
-func (e *Engine) Revoke(grantID string) error { return e.st.revoke(grantID, e.opts.Clock.Now()) }
+// Revoke ends a grant or a plan (by its grt_ or pln_ id) before its time:
+// the panel's and the CLI's "revoke". The next call it covered asks.
+func (e *Engine) Revoke(id string) error { return e.st.revoke(id, e.opts.Clock.Now()) }
 
 // Forget drops a session that ended: its pending requests expire (their
 // waiting calls return ErrExpired), its tokens and site grants go.
@@ -62,21 +66,35 @@ func (e *Engine) Forget(sessionID string) { e.st.forget(sessionID, e.opts.Clock.
 // for the user, oldest first: observe {what:"approvals"}, the panel and
 // the terminal read it.
 func (e *Engine) Pending(sessionID string) []Request {
-	r, _, _ := e.st.lists(sessionID, e.opts.Clock.Now())
+	r, _, _, _ := e.st.lists(sessionID, e.opts.Clock.Now())
 	return r
 }
 
 // Grants lists the live site grants of a session ("" = all sessions).
 func (e *Engine) Grants(sessionID string) []SiteGrant {
-	_, g, _ := e.st.lists(sessionID, e.opts.Clock.Now())
+	_, g, _, _ := e.st.lists(sessionID, e.opts.Clock.Now())
 	return g
 }
+
+// Plans lists the live plans of a session ("" = all sessions); a session
+// has one at most.
+func (e *Engine) Plans(sessionID string) []Plan {
+	_, _, _, p := e.st.lists(sessionID, e.opts.Clock.Now())
+	return p
+}
+
+// Counts is how a session's gated calls went ("" = all sessions since
+// the engine started).
+func (e *Engine) Counts(sessionID string) Counts { return e.st.countsOf(sessionID) }
+
+// AllCounts is every live session's Counts, by session id.
+func (e *Engine) AllCounts() map[string]Counts { return e.st.allCounts() }
 
 // Tokens lists a session's approvals that are minted, unused and live
 // ("" = all sessions): observe {what:"approvals"} shows their approval_id
 // so the agent can retry with it.
 func (e *Engine) Tokens(sessionID string) []Token {
-	_, _, t := e.st.lists(sessionID, e.opts.Clock.Now())
+	_, _, t, _ := e.st.lists(sessionID, e.opts.Clock.Now())
 	return t
 }
 

@@ -20,7 +20,7 @@ func (s *state) register(req Request, now time.Time, o *Options) (r *record, joi
 			continue
 		}
 		if p.req.Action == req.Action && p.req.Class == req.Class && p.req.Scope == req.Scope && p.req.Target == req.Target &&
-			p.req.Call == req.Call && slices.Equal(p.req.Steps, req.Steps) {
+			p.req.Call == req.Call && slices.Equal(p.req.Steps, req.Steps) && p.req.tier() == req.tier() && reasonKeys(p.req.reasons()) == reasonKeys(req.reasons()) {
 			return p, true, nil
 		}
 		n++
@@ -34,6 +34,7 @@ func (s *state) register(req Request, now time.Time, o *Options) (r *record, joi
 	r = &record{req: req, done: make(chan struct{})}
 	s.pending[req.RequestID] = r
 	s.deadline(req.ExpiresAt)
+	s.countLocked(req.SessionID, cAsked)
 	s.emitLocked(Event{Type: Requested, Time: now, Request: req})
 	return r, false, nil
 }
@@ -53,8 +54,9 @@ func (s *state) lookupPendingLocked(id string) (*record, error) {
 	return nil, &Error{Reason: ErrUnknown, Detail: "no pending request with this id", RequestID: id}
 }
 
-// approve records the user's yes: it mints the token and, for a Site
-// decision, the site grant, then wakes the waiting call.
+// approve records the user's yes: it mints the token and, for a grant,
+// the grant, or for a plan's request the session's plan; then it wakes
+// the waiting call.
 func (s *state) approve(id string, d Decision, now time.Time, o *Options) (Token, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -63,14 +65,8 @@ func (s *state) approve(id string, d Decision, now time.Time, o *Options) (Token
 	if err != nil {
 		return Token{}, err
 	}
-	switch {
-	case d.Kind == Once:
-	case d.Kind != Site:
-		return Token{}, &Error{Reason: ErrInvalid, Detail: fmt.Sprintf("decision kind %q: want once or site", d.Kind), RequestID: id}
-	case !r.req.SiteGrantable:
-		return Token{}, &Error{Reason: ErrNoSiteGrant, Detail: "this request has no web origin, or its action must be approved every time; approve once", RequestID: id}
-	case d.Minutes < 1 || d.Minutes > o.MaxSiteMinutes:
-		return Token{}, &Error{Reason: ErrInvalid, Detail: fmt.Sprintf("site grant of %d minutes: want 1 to %d", d.Minutes, o.MaxSiteMinutes), RequestID: id}
+	if err := checkDecision(&r.req, d, o); err != nil {
+		return Token{}, err
 	}
 	q := r.req
 	tok := Token{
@@ -80,42 +76,90 @@ func (s *state) approve(id string, d Decision, now time.Time, o *Options) (Token
 	keep := tok.ExpiresAt.Add(o.TokenTTL)
 	s.tokens[tok.ApprovalID] = &tokenRec{tok: tok, keepUntil: keep}
 	s.deadline(tok.ExpiresAt)
-	if d.Kind == Site {
-		s.addGrantLocked(q, time.Duration(d.Minutes)*time.Minute, now, o.MaxGrantsPerSession)
+	decision := d.String()
+	switch {
+	case q.Plan != nil:
+		s.setPlanLocked(q, d.Ticks, now)
+		decision = fmt.Sprintf("plan:%dm", q.Plan.Minutes)
+	case d.Kind == Action:
+		s.addGrantLocked(q, Action, time.Duration(d.Minutes)*time.Minute, now, o.MaxGrantsPerSession)
+	case d.Kind == Session:
+		s.addGrantLocked(q, Session, 0, now, o.MaxGrantsPerSession)
 	}
 	r.approvalID = tok.ApprovalID
 	s.finishLocked(id, r, statusApproved, "", keep)
-	s.emitLocked(Event{Type: Approved, Time: now, Request: q, ApprovalID: tok.ApprovalID, Decision: d.String()})
+	s.countLocked(q.SessionID, cApproved)
+	s.emitLocked(Event{Type: Approved, Time: now, Request: q, ApprovalID: tok.ApprovalID, Decision: decision, Ticks: d.Ticks})
 	s.evictLocked(o.MaxHistory)
 	return tok, nil
 }
 
-// addGrantLocked adds a site grant for q's session, origin and class,
-// replacing an existing one for the same triple and, past max grants in
-// the session, the one that ends first.
-func (s *state) addGrantLocked(q Request, d time.Duration, now time.Time, max int) {
+// checkDecision refuses an answer the request did not offer.
+func checkDecision(q *Request, d Decision, o *Options) error {
+	bad := func(reason error, detail string) error {
+		return &Error{Reason: reason, Detail: detail, RequestID: q.RequestID}
+	}
+	switch {
+	case d.Kind != Once && d.Kind != Action && d.Kind != Session:
+		return bad(ErrInvalid, fmt.Sprintf("decision kind %q: want once, action (this kind of action on this site for N minutes) or session (the rest of this session on this site)", d.Kind))
+	case !offered(q, d.Kind):
+		return bad(ErrNoSiteGrant, fmt.Sprintf("this request does not offer %s: a grant never covers a sensitive call, a plan, a change of the guards, another origin, or a call whose effect could not be read (the rest of the session covers medium-risk calls only); approve once", d.Kind))
+	case d.Kind == Action && (d.Minutes < 1 || d.Minutes > o.MaxSiteMinutes):
+		return bad(ErrInvalid, fmt.Sprintf("a grant of %d minutes: want 1 to %d", d.Minutes, o.MaxSiteMinutes))
+	}
+	if err := checkTicks(q, d); err != nil {
+		return bad(ErrInvalid, err.Error())
+	}
+	return nil
+}
+
+// addGrantLocked adds a grant of kind for q's session and origin (d: how
+// long; 0 for the rest of the session), replacing the one of the same
+// kind that covers the same calls, and past max grants in the session
+// the one that ends first.
+func (s *state) addGrantLocked(q Request, kind Kind, d time.Duration, now time.Time, max int) {
+	g := &SiteGrant{
+		GrantID: newID("grt_"), SessionID: q.SessionID, Kind: kind, Origin: q.Scope.Origin, Class: q.Class,
+		Words: grantWords(&q, kind), RequestID: q.RequestID, CreatedAt: now,
+	}
+	if kind == Action {
+		g.Action, g.Reasons, g.ExpiresAt = q.Action, q.reasons(), now.Add(d)
+		s.deadline(g.ExpiresAt)
+	}
 	var mine []*SiteGrant
-	for id, g := range s.grants {
-		if g.SessionID != q.SessionID {
+	for id, h := range s.grants {
+		if h.SessionID != q.SessionID {
 			continue
 		}
-		if g.Origin == q.Scope.Origin && g.Class == q.Class {
+		if h.Kind == g.Kind && h.Origin == g.Origin && h.Action == g.Action && reasonKeys(h.Reasons) == reasonKeys(g.Reasons) {
 			delete(s.grants, id)
 			continue
 		}
-		mine = append(mine, g)
+		mine = append(mine, h)
 	}
-	slices.SortFunc(mine, func(a, b *SiteGrant) int { return a.ExpiresAt.Compare(b.ExpiresAt) })
+	slices.SortFunc(mine, func(a, b *SiteGrant) int { return ends(a).Compare(ends(b)) })
 	for len(mine) >= max {
 		delete(s.grants, mine[0].GrantID)
 		mine = mine[1:]
 	}
-	g := &SiteGrant{
-		GrantID: newID("grt_"), SessionID: q.SessionID, Origin: q.Scope.Origin, Class: q.Class,
-		RequestID: q.RequestID, CreatedAt: now, ExpiresAt: now.Add(d),
-	}
 	s.grants[g.GrantID] = g
-	s.deadline(g.ExpiresAt)
+}
+
+// ends is when a grant ends; one for the rest of the session, last.
+func ends(g *SiteGrant) time.Time {
+	if g.ExpiresAt.IsZero() {
+		return time.Unix(1<<40, 0)
+	}
+	return g.ExpiresAt
+}
+
+func reasonKeys(rs []Reason) string {
+	keys := make([]string, len(rs))
+	for i, r := range rs {
+		keys[i] = r.key()
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, "\x01")
 }
 
 // deny records the user's no and wakes the waiting call.
@@ -131,21 +175,25 @@ func (s *state) deny(id, reason string, now time.Time, o *Options) error {
 		reason = "the user said no"
 	}
 	s.finishLocked(id, r, statusDenied, reason, now.Add(o.PendingTTL))
+	s.countLocked(r.req.SessionID, cRefused)
 	s.emitLocked(Event{Type: Denied, Time: now, Request: r.req, Reason: reason})
 	s.evictLocked(o.MaxHistory)
 	return nil
 }
 
-// revoke ends a site grant early.
-func (s *state) revoke(grantID string, now time.Time) error {
+// revoke ends a grant or a plan early.
+func (s *state) revoke(id string, now time.Time) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g := s.grants[grantID]
-	if g == nil {
-		return &Error{Reason: ErrUnknown, Detail: "no live site grant with this id", ApprovalID: grantID}
+	if s.revokePlanLocked(id, now) {
+		return nil
 	}
-	delete(s.grants, grantID)
-	s.emitLocked(Event{Type: Expired, Time: now, Request: grantRequest(g), ApprovalID: grantID, Reason: "revoked by the user"})
+	g := s.grants[id]
+	if g == nil {
+		return &Error{Reason: ErrUnknown, Detail: "no live grant or plan with this id", ApprovalID: id}
+	}
+	delete(s.grants, id)
+	s.emitLocked(Event{Type: Expired, Time: now, Request: grantRequest(g), ApprovalID: id, Reason: "revoked by the user"})
 	return nil
 }
 
@@ -176,11 +224,17 @@ func (s *state) forget(sessionID string, now time.Time) {
 			s.emitLocked(Event{Type: Expired, Time: now, Request: grantRequest(g), ApprovalID: id, Reason: "the session ended"})
 		}
 	}
+	if p := s.plans[sessionID]; p != nil {
+		delete(s.plans, sessionID)
+		s.emitLocked(Event{Type: Expired, Time: now, Request: planRequest(p), ApprovalID: p.PlanID, Reason: "the session ended"})
+	}
+	delete(s.counts, sessionID)
 }
 
-// lists returns copies of the pending requests, live grants and unused
-// live tokens of a session ("" = every session), oldest first.
-func (s *state) lists(sessionID string, now time.Time) (reqs []Request, grants []SiteGrant, toks []Token) {
+// lists returns copies of the pending requests, live grants, unused
+// live tokens and live plans of a session ("" = every session), oldest
+// first.
+func (s *state) lists(sessionID string, now time.Time) (reqs []Request, grants []SiteGrant, toks []Token, plans []Plan) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweepLocked(now)
@@ -200,8 +254,14 @@ func (s *state) lists(sessionID string, now time.Time) (reqs []Request, grants [
 			toks = append(toks, t.tok)
 		}
 	}
+	for _, p := range s.plans {
+		if mine(p.SessionID) {
+			plans = append(plans, *p)
+		}
+	}
 	slices.SortFunc(reqs, func(a, b Request) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	slices.SortFunc(grants, func(a, b SiteGrant) int { return a.CreatedAt.Compare(b.CreatedAt) })
 	slices.SortFunc(toks, func(a, b Token) int { return a.ExpiresAt.Compare(b.ExpiresAt) })
-	return reqs, grants, toks
+	slices.SortFunc(plans, func(a, b Plan) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return reqs, grants, toks, plans
 }

@@ -23,6 +23,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/policy"
@@ -119,11 +121,21 @@ func (e *Engine) Require(ctx context.Context, req Request, budget time.Duration)
 	if err := e.prepare(&req); err != nil {
 		return Grant{}, err
 	}
+	first := req.ApprovalID == "" && !req.Trigger // a retry is the same call, counted once
+	if first {
+		e.st.count(req.SessionID, cCall)
+	}
 	c := call{Request: req}
 	if err := e.checkPolicy(&c); err != nil {
+		if first && errors.Is(err, ErrPolicyDenied) {
+			e.st.count(req.SessionID, cRefused)
+		}
 		return Grant{}, err
 	}
 	if !c.gated {
+		if first {
+			e.st.count(req.SessionID, cPolicy)
+		}
 		return Grant{By: ByPolicy, Rule: c.rule}, nil
 	}
 	now := e.opts.Clock.Now()
@@ -134,14 +146,29 @@ func (e *Engine) Require(ctx context.Context, req Request, budget time.Duration)
 		}
 		return e.wait(ctx, r, req, budget)
 	}
-	if g, ok := e.st.useGrant(req, now); ok {
+	g, ok, outside := e.st.useCover(&req, now)
+	if ok {
 		return g, nil
 	}
+	req.OutsidePlan = capText(outside)
 	r, _, err := e.st.register(req, now, &e.opts)
 	if err != nil {
 		return Grant{}, err
 	}
 	return e.wait(ctx, r, req, budget)
+}
+
+// PolicyDecided counts a gated call that the caller let the policy decide
+// alone (Gates answered false, or an error): allowed when err is nil,
+// refused when the policy denies it.
+func (e *Engine) PolicyDecided(sessionID string, err error) {
+	e.st.count(sessionID, cCall)
+	switch {
+	case err == nil:
+		e.st.count(sessionID, cPolicy)
+	case errors.Is(err, ErrPolicyDenied):
+		e.st.count(sessionID, cRefused)
+	}
 }
 
 // Gates reports whether Require would look further than the policy for
@@ -192,11 +219,55 @@ func (e *Engine) prepare(req *Request) error {
 	if req.Page != nil {
 		req.Page = &Page{Title: capText(req.Page.Title), URL: capText(req.Page.URL)}
 	}
-	_, oerr := policy.ParseOrigin(req.Scope.Origin)
-	// Site grants never cover a sensitive call (a script, an upload): each
-	// one is shown and approved alone.
-	req.SiteGrantable = oerr == nil && !policy.AlwaysAsk(req.Action) && req.Class != policy.Sensitive
+	if req.Risk != nil {
+		r := *req.Risk
+		r.Why = capText(r.Why)
+		req.Risk = &r
+	}
+	if req.Plan != nil {
+		pp, err := e.checkPlan(*req.Plan)
+		if err != nil {
+			return newErr(ErrInvalid, err.Error())
+		}
+		req.Plan = &pp
+	}
+	// Grants never cover a sensitive call (a script, an upload), a plan,
+	// or another origin: each is shown and approved alone.
+	req.OutsidePlan, req.Offers = "", offers(req)
 	return nil
+}
+
+// checkPlan checks and canonicalises a proposed plan (the gate checked
+// it already; this holds for every caller).
+func (e *Engine) checkPlan(pp PlanProposal) (PlanProposal, error) {
+	switch {
+	case strings.TrimSpace(pp.Summary) == "":
+		return pp, errors.New("a plan needs a summary: what the agent means to do, in words")
+	case len(pp.Origins) == 0 || len(pp.Origins) > MaxPlanOrigins:
+		return pp, fmt.Errorf("a plan names 1 to %d origins, not %d", MaxPlanOrigins, len(pp.Origins))
+	case len(pp.Actions) == 0:
+		return pp, errors.New("a plan names the kinds of action it covers (interact modes)")
+	case len(pp.High) > MaxPlanHigh:
+		return pp, fmt.Errorf("a plan names at most %d high-risk items", MaxPlanHigh)
+	case pp.Minutes < 1 || pp.Minutes > e.opts.MaxSiteMinutes:
+		return pp, fmt.Errorf("a plan of %d minutes: want 1 to %d", pp.Minutes, e.opts.MaxSiteMinutes)
+	}
+	out := pp
+	out.Summary = capText(pp.Summary)
+	out.Origins = make([]string, len(pp.Origins))
+	for i, o := range pp.Origins {
+		c, err := PlanOrigin(o)
+		if err != nil {
+			return pp, err
+		}
+		out.Origins[i] = c
+	}
+	out.Actions = capAll(pp.Actions)
+	out.High = slices.Clone(pp.High)
+	for i := range out.High {
+		out.High[i].Words = capText(out.High[i].Words)
+	}
+	return out, nil
 }
 
 // capAll caps each line of a list (a copy; nil stays nil).

@@ -3,6 +3,7 @@ package approval
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -32,7 +33,7 @@ func TestNoTokenApprovalRequired(t *testing.T) {
 		t.Fatalf("approval_required result = %+v", res)
 	}
 	ev := nextEvent(t, events, Requested)
-	if ev.Request.RequestID != res.RequestID || !ev.Request.SiteGrantable {
+	if ev.Request.RequestID != res.RequestID || !slices.Contains(ev.Request.Offers, Action) {
 		t.Fatalf("requested event = %+v", ev)
 	}
 	pending := e.Pending("s1")
@@ -282,7 +283,7 @@ func TestApproveErrors(t *testing.T) {
 	}
 	_, err := e.Require(t.Context(), click(), 0)
 	id := required(t, err).Request.RequestID
-	for _, d := range []Decision{{Kind: "forever"}, {Kind: Site}, {Kind: Site, Minutes: 481}} {
+	for _, d := range []Decision{{Kind: "forever"}, {Kind: Action}, {Kind: Action, Minutes: 481}} {
 		if _, err := e.Approve(id, d); !errors.Is(err, ErrInvalid) {
 			t.Errorf("Approve(%+v) = %v, want ErrInvalid", d, err)
 		}

@@ -113,15 +113,19 @@ func (e *RequiredError) Retryable() bool { return true }
 
 // Required is the approval_required result of SAFETY.md.
 type Required struct {
-	Type      string    `json:"type"` // "approval_required"
-	SessionID string    `json:"session_id"`
-	RequestID string    `json:"request_id"`
-	Action    string    `json:"action"`
-	Scope     string    `json:"scope"` // "tab:7"
-	Origin    string    `json:"origin,omitempty"`
-	Target    string    `json:"target,omitempty"`
-	Reason    string    `json:"reason,omitempty"`
-	ExpiresAt time.Time `json:"expires_at"`
+	Type      string `json:"type"` // "approval_required"
+	SessionID string `json:"session_id"`
+	RequestID string `json:"request_id"`
+	Action    string `json:"action"`
+	Scope     string `json:"scope"` // "tab:7"
+	Origin    string `json:"origin,omitempty"`
+	Target    string `json:"target,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	Risk      *Risk  `json:"risk,omitempty"`
+	// OutsidePlan says why the session's approved plan does not cover
+	// the call.
+	OutsidePlan string    `json:"outside_plan,omitempty"`
+	ExpiresAt   time.Time `json:"expires_at"`
 }
 
 // Result is the structured approval_required payload for the agent.
@@ -129,7 +133,8 @@ func (e *RequiredError) Result() Required {
 	r := e.Request
 	return Required{
 		Type: CodeRequired, SessionID: r.SessionID, RequestID: r.RequestID, Action: r.Action,
-		Scope: r.Scope.String(), Origin: r.Scope.Origin, Target: r.Target, Reason: r.Reason, ExpiresAt: r.ExpiresAt,
+		Scope: r.Scope.String(), Origin: r.Scope.Origin, Target: r.Target, Reason: r.Reason, Risk: r.Risk,
+		OutsidePlan: r.OutsidePlan, ExpiresAt: r.ExpiresAt,
 	}
 }
 

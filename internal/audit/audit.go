@@ -53,29 +53,35 @@ const MaxField = 1024
 // Time is filled when zero. There is deliberately no field for arguments
 // or results.
 type Entry struct {
-	Seq        uint64    `json:"seq"`
-	Time       time.Time `json:"time"`
-	SessionID  string    `json:"session_id,omitempty"`
-	Kind       string    `json:"kind"` // KindCall | KindApproval
-	Action     string    `json:"action,omitempty"`
-	Class      string    `json:"class,omitempty"`
-	Decision   string    `json:"decision,omitempty"` // e.g. policy, site, approval, approval_required, or the event type
-	RequestID  string    `json:"request_id,omitempty"`
-	ApprovalID string    `json:"approval_id,omitempty"`
+	Seq       uint64    `json:"seq"`
+	Time      time.Time `json:"time"`
+	SessionID string    `json:"session_id,omitempty"`
+	Kind      string    `json:"kind"` // KindCall | KindApproval
+	Action    string    `json:"action,omitempty"`
+	Class     string    `json:"class,omitempty"`
+	Decision  string    `json:"decision,omitempty"` // e.g. policy, site, approval, approval_required, or the event type
+	// By is what let a call run unasked (plan, site) or the user's answer
+	// (once, action:15m, session, plan:30m).
+	By         string `json:"by,omitempty"`
+	RequestID  string `json:"request_id,omitempty"`
+	ApprovalID string `json:"approval_id,omitempty"`
 	// Target and Steps say what an approval request was for, in words
 	// (each step of a batch); Describe, Notes, Detail and Page are the
 	// rest of what the user was shown (the whole script, the whole
 	// address, a policy change), so the log carries the prompt's words.
-	Target     string   `json:"target,omitempty"`
-	Steps      []string `json:"steps,omitempty"`
-	Describe   string   `json:"describe,omitempty"`
-	Notes      []string `json:"notes,omitempty"`
-	Detail     string   `json:"detail,omitempty"`
-	Page       string   `json:"page,omitempty"` // the tab's title and address, as the browser reports them
-	Reason     string   `json:"reason,omitempty"`
-	Warning    string   `json:"warning,omitempty"` // an approval request's page warning
-	DurationMS int64    `json:"duration_ms,omitempty"`
-	Result     string   `json:"result,omitempty"` // ResultOK | ResultError | ResultBlocked
+	Target   string   `json:"target,omitempty"`
+	Steps    []string `json:"steps,omitempty"`
+	Describe string   `json:"describe,omitempty"`
+	Notes    []string `json:"notes,omitempty"`
+	Detail   string   `json:"detail,omitempty"`
+	Page     string   `json:"page,omitempty"` // the tab's title and address, as the browser reports them
+	Reason   string   `json:"reason,omitempty"`
+	Warning  string   `json:"warning,omitempty"` // an approval request's page warning
+	Risk     string   `json:"risk,omitempty"`    // an approval request's tier and why
+	// OutsidePlan is why the session's plan did not cover the request.
+	OutsidePlan string `json:"outside_plan,omitempty"`
+	DurationMS  int64  `json:"duration_ms,omitempty"`
+	Result      string `json:"result,omitempty"` // ResultOK | ResultError | ResultBlocked
 }
 
 // Options configures a Log. The zero value is usable.

@@ -173,8 +173,11 @@ func (m *Manager) request(t *tabState, sid, id string) (approval.Request, bool, 
 	if err != nil {
 		return approval.Request{}, false, fmt.Errorf("the approval request could not be redacted: %w", err)
 	}
+	origin := gate.OriginOf(m.cfg.Tabs.URL(t.tab))
 	req := approval.Request{SessionID: sid, Action: download.Action, Class: policy.Mutating, Target: target,
-		Reason: "high risk: " + why, Scope: approval.Scope{TabID: t.tab, Origin: gate.OriginOf(m.cfg.Tabs.URL(t.tab))}}
+		Reason: "high risk: " + why, Scope: approval.Scope{TabID: t.tab, Origin: origin},
+		Risk: &approval.Risk{Tier: approval.High, Why: why, Reasons: []approval.Reason{
+			{Mode: "download", Kind: approval.RiskDownload, To: gate.OriginOf(rec.URL), Why: why}}}}
 	gated, err := m.cfg.Approvals.Gates(req)
 	return req, gated, err
 }

@@ -260,9 +260,11 @@ func TestE2EGuardsAreTheUsers(t *testing.T) {
 	r = a.call("interact", js)
 	require.Equal(t, approval.CodeRequired, r.code(), r.Text)
 	id := r.Data["details"].(map[string]any)["request_id"].(string)
-	code, body := approveWith(t, c, id, `{"kind":"site","minutes":30}`)
-	require.Equal(t, 409, code, body)
-	require.Contains(t, body, "approve once")
+	for _, grant := range []string{`{"kind":"action","minutes":30}`, `{"kind":"session"}`} {
+		code, body := approveWith(t, c, id, grant)
+		require.Equal(t, 409, code, body)
+		require.Contains(t, body, "approve once")
+	}
 
 	// The user loosens it at a terminal; the agent's script then runs.
 	cmd := exec.Command("script", "-qec", hostBin+" policy add allow sensitive interact.execute_js 'http://127.0.0.1:*'", "/dev/null")

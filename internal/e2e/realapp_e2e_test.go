@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/gasoline-mcp/gasoline/internal/approval"
 )
 
 // TestE2ERealAppJupyter: four everyday tasks in classic Jupyter Notebook,
@@ -22,16 +24,30 @@ import (
 // reports the leave-page dialog at once, no answer flags Gasoline's own
 // words as the page's. Results are checked through Jupyter's REST API.
 //
-// Two of its checks belong to other branches of issue 28 and fail on
-// this branch alone until they are merged: "about/version in snapshot"
-// (branch visible: the fading dialog's text) and "no own words flagged"
-// (branch scanner). They are named so in their failure messages.
+// It runs under the default policy, as a user would (issue 30): the agent
+// first proposes a plan for the notebook server's origin, a user in the
+// test approves each prompt at once and counts them, and each of the four
+// tasks asks the user at most once (the plan, in the first).
 func TestE2ERealAppJupyter(t *testing.T) {
 	j := startJupyter(t)
-	x := startInteract(t, "realapp")
+	r := startRelay(t, ChainOptions{Policy: defaultPolicy})
+	x := &ia{relay: r, client: r.client(t, "realapp")}
+	eng := r.Server.Approvals()
+	u := instantUser(t, eng, func(approval.Request) *approval.Decision { return &approval.Decision{Kind: approval.Once} })
 	rec := &recorder{t: t, j: j, c: x.client}
+	prompts := map[string]int{} // task → prompts the user saw during it
+	task := func(name string, run func(t *testing.T)) {
+		before := u.prompts()
+		t.Run(name, func(t *testing.T) { rec.t = t; run(t) })
+		prompts[name] = u.prompts() - before
+	}
 
+	before := u.prompts()
+	rec.act("plan", map[string]any{"intent": "Make a notebook and run a cell, rename it, read the version, save a text file",
+		"origins": []string{j.base}, "actions": []string{"new_tab", "navigate", "click", "type", "key_press", "fill_form", "handle_dialog"},
+		"minutes": 30, "timeout_ms": 30000})
 	tree := rec.newTab(j.url("/tree"))
+	prompts["first snapshot after navigating"] = u.prompts() - before // the plan and the tree's tab: the first task's
 	t.Run("first snapshot after navigating", func(t *testing.T) {
 		rec.t = t // item 6: the tree page shows itself from script; the snapshot waits for it or says so
 		if !rec.snapRendered() {
@@ -41,8 +57,7 @@ func TestE2ERealAppJupyter(t *testing.T) {
 
 	var nbTab int
 	var nbName string
-	t.Run("notebook: make one and run a cell", func(t *testing.T) {
-		rec.t = t
+	task("notebook: make one and run a cell", func(t *testing.T) {
 		rec.act("click", map[string]any{"selector": `role=button[name="Refresh notebook list"]`}) // item 2: an icon button
 		rec.act("click", map[string]any{"selector": "role=button[name=New]"})
 		rec.waitSelector("text=Python 3 (ipykernel)", nil) // the kernels are listed from the API
@@ -70,9 +85,9 @@ func TestE2ERealAppJupyter(t *testing.T) {
 		})
 		require.NotEmpty(t, j.kernels(), "no kernel runs the notebook")
 	})
+	prompts["notebook: make one and run a cell"] += prompts["first snapshot after navigating"]
 
-	t.Run("notebook: rename it", func(t *testing.T) {
-		rec.t = t
+	task("notebook: rename it", func(t *testing.T) {
 		require.NotZero(t, nbTab, "no notebook tab")
 		rec.act("click", map[string]any{"selector": "#notebook_name", "tab_id": nbTab})
 		rec.waitSelector(".modal-body input", nil) // the dialog fades in
@@ -86,8 +101,7 @@ func TestE2ERealAppJupyter(t *testing.T) {
 		rec.act("wait_for", map[string]any{"selector": ".modal", "state": "detached", "timeout_ms": 20000}) // it fades out
 	})
 
-	t.Run("about: read the version", func(t *testing.T) {
-		rec.t = t
+	task("about: read the version", func(t *testing.T) {
 		require.NotZero(t, nbTab, "no notebook tab")
 		var st struct {
 			Version string `json:"version"`
@@ -119,8 +133,7 @@ func TestE2ERealAppJupyter(t *testing.T) {
 		rec.waitURL("/tree")
 	})
 
-	t.Run("text file: create and save it", func(t *testing.T) {
-		rec.t = t
+	task("text file: create and save it", func(t *testing.T) {
 		rec.act("click", map[string]any{"selector": "role=button[name=New]", "tab_id": tree})
 		rec.waitSelector("text=Text File", nil)
 		a := rec.act("click", map[string]any{"selector": "text=Text File"})
@@ -136,6 +149,16 @@ func TestE2ERealAppJupyter(t *testing.T) {
 			json.Unmarshal(f.Content, &s)
 			return err == nil && strings.TrimSpace(s) == text
 		})
+	})
+
+	t.Run("at most one prompt per task, with a plan", func(t *testing.T) {
+		c := eng.Counts("")
+		t.Logf("prompts per task: %v; gated calls %d, asked %d, covered by the plan %d (%.1f prompts per 100 gated calls)",
+			prompts, c.Calls, c.Asked, c.ByPlan, 100*float64(c.Asked)/float64(max(c.Calls, 1)))
+		for _, name := range []string{"notebook: make one and run a cell", "notebook: rename it", "about: read the version", "text file: create and save it"} {
+			require.LessOrEqual(t, prompts[name], 1, "%s asked the user %d times", name, prompts[name])
+		}
+		require.Positive(t, c.ByPlan, "the plan covered nothing")
 	})
 
 	t.Run("no answer flags Gasoline's own words", func(t *testing.T) {

@@ -91,10 +91,12 @@ func TestE2EAgentCannotApproveItsOwnRequest(t *testing.T) {
 	t.Run("the agent credential decides nothing", func(t *testing.T) {
 		for _, tc := range []struct{ method, path, body string }{
 			{"POST", "/approvals/" + reqID + "/approve", `{"kind":"once"}`},
-			{"POST", "/approvals/" + reqID + "/approve", `{"kind":"site","minutes":60}`},
+			{"POST", "/approvals/" + reqID + "/approve", `{"kind":"action","minutes":60}`},
+			{"POST", "/approvals/" + reqID + "/approve", `{"kind":"session"}`},
 			{"POST", "/approvals/" + reqID + "/deny", `{"reason":"agent"}`},
 			{"GET", "/approvals", ""},
 			{"POST", "/grants/grt_x/revoke", ""},
+			{"POST", "/grants/pln_x/revoke", ""},
 			{"POST", "/shutdown", ""},
 		} {
 			code, body := asAgent(t, c, tok, tc.method, tc.path, tc.body)

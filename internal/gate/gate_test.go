@@ -43,11 +43,52 @@ func (fakeTabs) URL(int) string { return "https://shop.example/cart?x=1" }
 
 func (fakeTabs) IsShared(tab int) bool { return tab == 11 }
 
-// names: ref e1 is textbox "Name", e2 is button "Press me", e3 a button
-// whose text and label differ.
-func names(_ context.Context, _ int, t actions.Target) string {
-	return map[string]string{"e1": `textbox "Name"`, "e2": `button "Press me"`,
-		"e3": `button showing "Transfer $5,000 to Mallory" (labelled "Close this dialog")`}[t.Ref]
+// elements are what the fake tab shows by ref: e1 a textbox in the
+// "Checkout" form (which submits to the shop), e2 a plain button, e3 a
+// button whose text and label differ, and the rest one effect each.
+var elements = map[string]actions.Seen{
+	"e1":  {Desc: `textbox "Name"`, Effect: actions.Effect{Found: true}},
+	"e2":  {Desc: `button "Press me"`, Effect: actions.Effect{Found: true}},
+	"e3":  {Desc: `button showing "Transfer $5,000 to Mallory" (labelled "Close this dialog")`, Effect: actions.Effect{Found: true}},
+	"e4":  {Desc: `button "Place order"`, Effect: actions.Effect{Found: true, Submits: true, Form: "Checkout", Action: "https://shop.example/order"}},
+	"e5":  {Desc: `button "Go"`, Effect: actions.Effect{Found: true, Submits: true, Action: "https://collect.example/x"}},
+	"e6":  {Desc: `link "Docs"`, Effect: actions.Effect{Found: true, Href: "https://docs.example/start"}},
+	"e7":  {Desc: `link "Cart"`, Effect: actions.Effect{Found: true, Href: "https://shop.example/cart#top"}},
+	"e8":  {Desc: `link "Report"`, Effect: actions.Effect{Found: true, Href: "https://shop.example/files/report.pdf", Download: true}},
+	"e9":  {Desc: `button "Delete notebook"`, Effect: actions.Effect{Found: true}},
+	"e10": {Desc: `iframe "Payment"`, Effect: actions.Effect{Found: true, Frame: true}},
+	"e11": {Desc: `button "Pay now"`, Effect: actions.Effect{Found: true}},
+}
+
+// see is the fake tab's Describe: an element by ref (its effect only when
+// asked); the focused element (textbox e1, in a form that submits to the
+// shop) for an empty target; at a point, button e2.
+func see(_ context.Context, _ int, t actions.Target, how string) actions.Seen {
+	s, ok := elements[t.Ref]
+	switch {
+	case t.Ref == "" && t.Selector == "" && t.X != nil:
+		s, ok = elements["e2"], true
+	case t.Ref == "" && t.Selector == "" && how != "":
+		s, ok = elements["e1"], true
+		s.Effect = actions.Effect{Found: true, Submits: true, Form: "Checkout", Action: "https://shop.example/order"}
+	case t.Ref == "e1" && how != actions.HowClick:
+		s.Effect = actions.Effect{Found: true, Submits: true, Form: "Checkout", Action: "https://shop.example/order"}
+	}
+	if !ok || how == "" {
+		return actions.Seen{Desc: s.Desc}
+	}
+	return s
+}
+
+// names is see's words only.
+func names(ctx context.Context, tab int, t actions.Target) string { return see(ctx, tab, t, "").Desc }
+
+// history: back leaves for another site, forward stays on the shop.
+func history(_ context.Context, _ int, delta int) string {
+	if delta < 0 {
+		return "https://evil.example/"
+	}
+	return "https://shop.example/next"
 }
 
 // page: every tab shows the shop's cart, as the browser says; tab 13
@@ -68,7 +109,7 @@ func configureWords(c *mcpserver.Call) (Words, *tools.Error) {
 }
 
 func testConfig(eng *approval.Engine) Config {
-	return Config{Approvals: eng, Tabs: fakeTabs{}, Describe: names, Page: page, Configure: configureWords,
+	return Config{Approvals: eng, Tabs: fakeTabs{}, Describe: see, History: history, Page: page, Configure: configureWords,
 		Redact: func(_, s string) (string, error) { return strings.ReplaceAll(s, "hunter2", "[REDACTED:password]"), nil }}
 }
 
@@ -211,9 +252,9 @@ func TestCheckNamesElementsOnlyForAPrompt(t *testing.T) {
 	require.NoError(t, err)
 	var named []string
 	cfg := testConfig(eng)
-	cfg.Describe = func(ctx context.Context, tab int, t actions.Target) string {
+	cfg.Describe = func(ctx context.Context, tab int, t actions.Target, how string) actions.Seen {
 		named = append(named, t.Ref)
-		return names(ctx, tab, t)
+		return see(ctx, tab, t, how)
 	}
 	g, err := New(cfg)
 	require.NoError(t, err)

@@ -31,9 +31,8 @@ type PagePlan struct {
 	// read-only for the policy: no one is asked unless a rule gates it.
 	ReadOnly bool
 	// High marks a call that submits a page's form by itself (a form tool
-	// with toolautosubmit). RISK TIERS (issue 30): approvals have no tiers
-	// yet, so today it is asked like any mutating call; the tiered engine
-	// should class it high.
+	// with toolautosubmit): its risk is high (risk.go), so a grant or a
+	// plan covers it only where the user chose exactly that.
 	High bool
 	// Target is what the call does, in words (the page's tool name quoted
 	// as the page's); Lines are the prompt's other lines: the exact
@@ -62,26 +61,17 @@ func (g *Gate) pageTool(ctx context.Context, c *mcpserver.Call, p plan) *tools.E
 	if pp.ReadOnly {
 		p.class = tools.ReadOnly
 	}
-	p.pageTarget, p.pageLines = pp.Target, pp.Lines
-	bare := g.bare(c, p, w)
-	gated, err := g.cfg.Approvals.Gates(bare)
-	if err != nil {
-		return refusal(c, err)
-	}
-	if !gated {
-		if pp.ReadOnly {
-			words, steps, _ := g.words(ctx, c, p, w, Words{})
+	p.pageTarget, p.pageLines, p.pageHigh = pp.Target, pp.Lines, pp.High
+	if pp.ReadOnly {
+		bare := g.bare(c, p, w)
+		gated, err := g.cfg.Approvals.Gates(bare)
+		if err == nil && !gated {
+			g.cfg.Approvals.PolicyDecided(bare.SessionID, nil)
+			words, steps, _, _ := g.words(ctx, c, p, w, Words{})
 			bare.Target, bare.Steps = words.Target, steps
 			g.cfg.PageTools.Unasked(c, bare)
+			return nil
 		}
-		return nil
 	}
-	req, e := g.request(ctx, c, bare, p, w, Words{})
-	if e != nil {
-		return e
-	}
-	if _, err := g.cfg.Approvals.Require(ctx, req, timeout(c)); err != nil {
-		return refusal(c, err)
-	}
-	return nil
+	return g.decide(ctx, c, p, w, Words{})
 }

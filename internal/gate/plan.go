@@ -26,6 +26,9 @@ type plan struct {
 	// (pagetool.go).
 	pageTarget string
 	pageLines  []string
+	pageHigh   bool // the page's tool submits a form by itself
+	// proposal is interact plan's plan (planmode.go).
+	proposal *approval.PlanProposal
 }
 
 // planOf classifies c and fingerprints its arguments. A batch's class is
@@ -36,6 +39,11 @@ type plan struct {
 func planOf(c *mcpserver.Call) (plan, *tools.Error) {
 	p := plan{class: c.Mode.Class, call: fingerprint(c), args: &c.Args}
 	if e := fits(c.Mode, &c.Args); e != nil {
+		return p, e
+	}
+	if c.Mode.Plan {
+		pp, e := proposalOf(c)
+		p.proposal = pp
 		return p, e
 	}
 	if !c.Mode.Steps {

@@ -99,7 +99,8 @@ func TestScriptPromptIsWhole(t *testing.T) {
 	require.Equal(t, strings.ReplaceAll(strings.ReplaceAll(script, "\u202e", "⟨U+202E⟩"), "\u202c", "⟨U+202C⟩"), r.Detail, "the whole script, bidi controls visible")
 	require.Contains(t, r.Detail, "btoa(document.cookie)")
 	require.Contains(t, r.DetailLabel, "The whole script (42 lines")
-	require.False(t, r.SiteGrantable, "a site grant never covers a sensitive call")
+	require.Equal(t, []approval.Kind{approval.Once}, r.Offers, "a grant never covers a sensitive call")
+	require.Equal(t, approval.Sensitive, r.Risk.Tier)
 	require.Equal(t, "sensitive", string(r.Class))
 
 	g, eng := newGate(t)

@@ -117,18 +117,31 @@ func (x *Interact) Snapshots() *snapshot.Snapshotter { return x.snaps }
 // takes a snapshot of it) until the returned unlock is called.
 func (x *Interact) Lock(ctx context.Context, tab int) (func(), error) { return x.eng.Lock(ctx, tab) }
 
-// Describe names the element a target points at (button "Pay now"), or
-// "" when it has no element target or it cannot be named before ctx ends
-// (the action then reports its own error).
-func (x *Interact) Describe(ctx context.Context, tab int, t actions.Target) string {
-	if t.Ref == "" && t.Selector == "" {
-		return ""
+// See names the element a target points at (button "Pay now") and, with
+// how (actions.HowClick, HowEnter), says what activating it does: the
+// approval gate's one round trip for a call's words and risk. Without how
+// a target that is no element (a point, none) is not looked up. An
+// element that cannot be found before ctx ends is named as its snapshot
+// recorded it (or not at all), with an effect that says it was not found.
+func (x *Interact) See(ctx context.Context, tab int, t actions.Target, how string) actions.Seen {
+	if how == "" && t.Ref == "" && t.Selector == "" {
+		return actions.Seen{}
 	}
-	d, err := x.eng.Describe(ctx, tab, t)
+	s, err := x.eng.See(ctx, tab, t, how)
+	if err != nil {
+		return actions.Seen{Desc: s.Desc}
+	}
+	return s
+}
+
+// HistoryURL is where back (-1) or forward (+1) would take the tab, or ""
+// when it has no such entry or the history cannot be read.
+func (x *Interact) HistoryURL(ctx context.Context, tab, delta int) string {
+	u, err := x.eng.HistoryURL(ctx, tab, delta)
 	if err != nil {
 		return ""
 	}
-	return d
+	return u
 }
 
 // lockTab holds a tab's action queue around a tab-manager call on an

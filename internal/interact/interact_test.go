@@ -135,6 +135,7 @@ func TestEveryInteractModeServed(t *testing.T) {
 		"emulate":        true, // internal/devtools
 		"route":          true,
 		"unroute":        true,
+		"plan":           true, // internal/safety
 	}
 	for _, m := range brief.Modes {
 		if elsewhere[m.What] {

@@ -177,7 +177,8 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 }
 
 const instructions = "Gasoline drives the user's real Chrome through its extension. " +
-	"Read with observe (snapshot gives [eN] refs to act on), act with interact (mutating modes need the user's approval), " +
+	"Read with observe (snapshot gives [eN] refs to act on), act with interact (mutating modes need the user's approval; " +
+	"before several changes on a site, propose a plan the user approves once: interact plan), " +
 	"analyze and generate work on what was captured. configure describe_capabilities gives any mode's arguments; " +
 	"configure doctor says what to fix when something fails. " + untrusted.AgentRule
 

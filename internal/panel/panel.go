@@ -125,13 +125,14 @@ func (p *Panel) Serve(ctx context.Context, method string, params json.RawMessage
 	switch method {
 	case "approvals.list":
 		n := p.names()
-		return map[string]any{"pending": n.Requests(p.cfg.Approvals.Pending("")), "grants": n.Grants(p.cfg.Approvals.Grants(""))}, nil
+		return map[string]any{"pending": n.Requests(p.cfg.Approvals.Pending("")), "grants": n.Grants(p.cfg.Approvals.Grants("")),
+			"plans": n.Plans(p.cfg.Approvals.Plans(""))}, nil
 	case "approvals.decide":
 		return p.decide(params)
 	case "grants.revoke":
 		return p.revoke(params)
 	case "panel.status":
-		return p.cfg.Status(), nil
+		return p.status(), nil
 	case "panel.chat":
 		return p.panelChat(params)
 	case "panel.history":
@@ -154,17 +155,30 @@ func (p *Panel) Serve(ctx context.Context, method string, params json.RawMessage
 	return nil, protocol.Errorf(protocol.CodeUnknownMethod, false, "the daemon has no method %q", method)
 }
 
+// status is panel.status's answer: the daemon's, and how the sessions'
+// gated calls went (every session's since the daemon started, then each
+// live one, named as the panel names sessions).
+func (p *Panel) status() map[string]any {
+	out := map[string]any{}
+	for k, v := range p.cfg.Status() {
+		out[k] = v
+	}
+	out["approval_counts"] = map[string]any{"total": p.cfg.Approvals.Counts(""), "sessions": p.names().Counts(p.cfg.Approvals.AllCounts())}
+	return out
+}
+
 type decideParams struct {
 	RequestID string `json:"request_id"`
-	Decision  string `json:"decision"` // once | site | deny
-	Minutes   int    `json:"minutes"`
+	Decision  string `json:"decision"` // once | action | session | deny
+	Minutes   int    `json:"minutes"`  // action: how long
+	Ticks     []int  `json:"ticks"`    // a plan: the high-risk items the user ticked
 	Reason    string `json:"reason"`
 }
 
 func (p *Panel) decide(raw json.RawMessage) (any, *protocol.Error) {
 	var d decideParams
 	if err := json.Unmarshal(raw, &d); err != nil || d.RequestID == "" {
-		return nil, protocol.Errorf(protocol.CodeBadRequest, false, "approvals.decide needs request_id and decision (once, site or deny)")
+		return nil, protocol.Errorf(protocol.CodeBadRequest, false, "approvals.decide needs request_id and decision (once, action, session or deny)")
 	}
 	switch d.Decision {
 	case "deny":
@@ -175,18 +189,15 @@ func (p *Panel) decide(raw json.RawMessage) (any, *protocol.Error) {
 			return nil, approvalErr(err)
 		}
 		return map[string]any{"denied": true}, nil
-	case "once", "site":
-		yes := approval.Decision{Kind: approval.Once}
-		if d.Decision == "site" {
-			yes = approval.Decision{Kind: approval.Site, Minutes: d.Minutes}
-		}
+	case "once", "action", "session":
+		yes := approval.Decision{Kind: approval.Kind(d.Decision), Minutes: d.Minutes, Ticks: d.Ticks}
 		tok, err := p.cfg.Approvals.Approve(d.RequestID, yes)
 		if err != nil {
 			return nil, approvalErr(err)
 		}
 		return map[string]any{"approval_id": tok.ApprovalID, "expires_at": tok.ExpiresAt}, nil
 	}
-	return nil, protocol.Errorf(protocol.CodeBadRequest, false, "decision must be once, site or deny, not %q", d.Decision)
+	return nil, protocol.Errorf(protocol.CodeBadRequest, false, "decision must be once, action, session or deny, not %q", d.Decision)
 }
 
 func (p *Panel) revoke(raw json.RawMessage) (any, *protocol.Error) {
@@ -194,7 +205,7 @@ func (p *Panel) revoke(raw json.RawMessage) (any, *protocol.Error) {
 		GrantID string `json:"grant_id"`
 	}
 	if err := json.Unmarshal(raw, &g); err != nil || g.GrantID == "" {
-		return nil, protocol.Errorf(protocol.CodeBadRequest, false, "grants.revoke needs grant_id (from approvals.list's grants)")
+		return nil, protocol.Errorf(protocol.CodeBadRequest, false, "grants.revoke needs grant_id (a grant's or a plan's id, from approvals.list)")
 	}
 	if err := p.cfg.Approvals.Revoke(g.GrantID); err != nil {
 		return nil, approvalErr(err)

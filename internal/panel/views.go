@@ -2,6 +2,8 @@ package panel
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/session"
@@ -43,6 +45,24 @@ type GrantView struct {
 
 // MarshalJSON drops session_id.
 func (v GrantView) MarshalJSON() ([]byte, error) { return withAsker(v.SiteGrant, v.Asker) }
+
+// PlanView is a live plan as the panel shows it.
+type PlanView struct {
+	approval.Plan
+	Asker
+}
+
+// MarshalJSON drops session_id.
+func (v PlanView) MarshalJSON() ([]byte, error) { return withAsker(v.Plan, v.Asker) }
+
+// CountsView is how one session's gated calls went.
+type CountsView struct {
+	approval.Counts
+	Asker
+}
+
+// MarshalJSON flattens the counts beside the asker.
+func (v CountsView) MarshalJSON() ([]byte, error) { return withAsker(v.Counts, v.Asker) }
 
 // EventView is an approval event as the panel receives it: its request is
 // a RequestView.
@@ -131,6 +151,31 @@ func (n Names) Grants(gs []approval.SiteGrant) []GrantView {
 	for i, g := range gs {
 		out[i] = GrantView{SiteGrant: g, Asker: n.asker(g.SessionID)}
 	}
+	return out
+}
+
+// Plans is the panel's view of live plans.
+func (n Names) Plans(ps []approval.Plan) []PlanView {
+	out := make([]PlanView, len(ps))
+	for i, p := range ps {
+		out[i] = PlanView{Plan: p, Asker: n.asker(p.SessionID)}
+	}
+	return out
+}
+
+// Counts is the panel's view of every live session's counts, busiest
+// first.
+func (n Names) Counts(cs map[string]approval.Counts) []CountsView {
+	out := make([]CountsView, 0, len(cs))
+	for sid, c := range cs {
+		out = append(out, CountsView{Counts: c, Asker: n.asker(sid)})
+	}
+	slices.SortFunc(out, func(a, b CountsView) int {
+		if a.Calls != b.Calls {
+			return b.Calls - a.Calls
+		}
+		return strings.Compare(a.Session, b.Session)
+	})
 	return out
 }
 

@@ -113,8 +113,9 @@ func Default() *Policy {
 }
 
 // alwaysAsk lists the actions no rule may pre-approve when they are
-// mutating or sensitive: loosening the guards needs the user every time.
-var alwaysAsk = map[string]bool{"configure.policy": true, "configure.redaction": true}
+// mutating or sensitive: loosening the guards needs the user every time,
+// and so does a plan (interact plan), which lets later calls run unasked.
+var alwaysAsk = map[string]bool{"configure.policy": true, "configure.redaction": true, "interact.plan": true}
 
 // AlwaysAsk reports whether a mutating or sensitive call of action must
 // reach the user even when a rule or a site grant would allow it.

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/approval"
@@ -79,7 +80,10 @@ func (c *Core) auditApproval(ev approval.Event) {
 		Time: ev.Time, Kind: "approval", SessionID: ev.Request.SessionID, Action: ev.Request.Action,
 		Class: string(ev.Request.Class), Decision: string(ev.Type), RequestID: ev.Request.RequestID,
 		ApprovalID: ev.ApprovalID, Target: ev.Request.Target, Steps: ev.Request.Steps, Reason: ev.Reason,
-		Warning: ev.Request.PageWarning,
+		Warning: ev.Request.PageWarning, By: ev.Decision,
+	}
+	if len(ev.Ticks) > 0 {
+		e.Reason = fmt.Sprintf("high-risk items ticked: %v", plusOne(ev.Ticks))
 	}
 	if ev.Type == approval.Requested {
 		// The whole prompt once, when it is shown; later events name the
@@ -88,10 +92,28 @@ func (c *Core) auditApproval(ev approval.Event) {
 		if p := ev.Request.Page; p != nil {
 			e.Page = fmt.Sprintf("%q %s", p.Title, p.URL)
 		}
+		if r := ev.Request.Risk; r != nil {
+			e.Risk = strings.TrimSuffix(string(r.Tier)+": "+r.Why, ": ")
+		}
+		e.OutsidePlan = ev.Request.OutsidePlan
+		if pp := ev.Request.Plan; pp != nil {
+			for i, h := range pp.High {
+				e.Notes = append(e.Notes, fmt.Sprintf("high-risk item %d (runs unasked only if ticked): %s", i+1, h.Words))
+			}
+		}
 	}
 	if err := c.Audit.Write(e); err != nil {
 		c.log.Error("audit write failed", "err", err)
 	}
+}
+
+// plusOne numbers items from 1, as the user saw them.
+func plusOne(ix []int) []int {
+	out := make([]int, len(ix))
+	for i, n := range ix {
+		out[i] = n + 1
+	}
+	return out
 }
 
 // AuditCall records one tool call (mcpserver.Options.Audit): never its arguments or result.

@@ -11,18 +11,25 @@ import (
 )
 
 // Register serves the modes backed by the safety core: observe approvals
-// (this session's pending requests, live site grants and unused
-// approvals), configure policy, redaction and audit_log.
+// (this session's pending requests, live grants, unused approvals, its
+// plan and how its gated calls went), interact plan (what the approved
+// plan covers), configure policy, redaction and audit_log.
 func (c *Core) Register(m *mcpserver.Server) {
 	m.Handle("configure", "redaction", c.configureRedaction)
 	m.Handle("observe", "approvals", func(ctx context.Context, call *mcpserver.Call) (any, error) {
 		id := call.Session.ID()
-		return map[string]any{
+		out := map[string]any{
 			"pending": c.Approvals.Pending(id),
 			"grants":  c.Approvals.Grants(id),
 			"tokens":  c.Approvals.Tokens(id),
-		}, nil
+			"counts":  c.Approvals.Counts(id),
+		}
+		if ps := c.Approvals.Plans(id); len(ps) > 0 {
+			out["plan"] = ps[0]
+		}
+		return out, nil
 	})
+	m.Handle("interact", "plan", c.interactPlan)
 	m.Handle("configure", "policy", c.configurePolicy)
 	m.Handle("configure", "audit_log", func(ctx context.Context, call *mcpserver.Call) (any, error) {
 		f := audit.Filter{SessionID: call.Session.ID()}
@@ -62,4 +69,22 @@ func (c *Core) configurePolicy(ctx context.Context, call *mcpserver.Call) (any, 
 		return nil, err
 	}
 	return map[string]any{"file": c.Policy.Path(), "policy": saved}, nil
+}
+
+// interactPlan answers interact plan once the user approved it (the gate
+// asked): the session's plan as the user approved it — the high-risk
+// items the user ticked only — and what still asks.
+func (c *Core) interactPlan(ctx context.Context, call *mcpserver.Call) (any, error) {
+	ps := c.Approvals.Plans(call.Session.ID())
+	if len(ps) == 0 {
+		return nil, tools.Errorf("plan_ended", "the user approved the plan, but it has ended already (revoked in the panel, or its time ran out); propose it again if you still need it")
+	}
+	p := ps[0]
+	return map[string]any{
+		"plan_id": p.PlanID, "intent": p.Summary, "origins": p.Origins, "actions": p.Actions,
+		"high_ticked": p.High, "expires_at": p.ExpiresAt,
+		"note": "Calls of these modes on these origins now run without asking until the plan ends or the user revokes it. " +
+			"Still asked each time: other origins, other modes, high-risk calls the user did not tick (forms that submit, downloads, controls named like pay or delete), execute_js and upload. " +
+			"observe approvals shows the plan and the counts.",
+	}, nil
 }

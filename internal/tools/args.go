@@ -61,6 +61,14 @@ type Args struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Steps     []Step          `json:"steps,omitempty"`
 
+	// interact plan: what the agent means to do, on which origins, with
+	// which modes, for how long, and the high-risk items it names.
+	Intent  string     `json:"intent,omitempty"`
+	Origins []string   `json:"origins,omitempty"`
+	Actions []string   `json:"actions,omitempty"`
+	Minutes int        `json:"minutes,omitempty"`
+	High    []PlanItem `json:"high,omitempty"`
+
 	// Reading and paging.
 	Limit           int    `json:"limit,omitempty"`
 	AfterCursor     string `json:"after_cursor,omitempty"`
@@ -132,6 +140,15 @@ type Field struct {
 	Frame    string   `json:"frame,omitempty"`
 	// Value is a string, a number or a boolean (a checkbox).
 	Value any `json:"value"`
+}
+
+// PlanItem is one high-risk action an interact plan names: its mode, the
+// kind of risk (submit, download, named) and what it is about (an origin,
+// or the word a control's name holds).
+type PlanItem struct {
+	What   string `json:"what"`
+	Risk   string `json:"risk"`
+	Target string `json:"target,omitempty"`
 }
 
 // Viewport is interact emulate's viewport, in CSS pixels ({width:0,

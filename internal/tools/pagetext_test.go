@@ -10,7 +10,7 @@ import (
 // only are the ones that say so; configure has page text only in its audit
 // log.
 func TestPageTextHouseRule(t *testing.T) {
-	own := map[string]bool{"observe.pending_commands": true, "observe.screenshot": true}
+	own := map[string]bool{"observe.pending_commands": true, "observe.screenshot": true, "interact.plan": true}
 	for _, tool := range All() {
 		for _, m := range tool.Modes {
 			k := m.Key()

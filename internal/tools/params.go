@@ -80,6 +80,11 @@ var catalogue = map[string]Param{
 	"state":         {Type: String, Desc: "element state to wait for", Enum: []string{"visible", "hidden", "attached", "detached"}, Default: "visible", Example: "visible"},
 	"name":          {Type: String, Desc: "attribute, test, recording or page tool name", Example: "href"},
 	"arguments":     {Type: Object, Desc: "the page tool's arguments, checked against its input schema", Example: map[string]any{"query": "shoes"}},
+	"intent":        {Type: String, Desc: "what you mean to do, in a sentence or two, as the user reads it", Example: "Create a notebook, run a cell and rename it"},
+	"origins":       {Type: Array, Items: String, Desc: "exact origins the plan acts on (https://*.example.com for a site's subdomains)", Example: []any{"http://127.0.0.1:8888"}},
+	"actions":       {Type: Array, Items: String, Desc: "the interact modes the plan covers (not execute_js, upload)", Example: []any{"navigate", "click", "type", "key_press"}},
+	"minutes":       {Type: Integer, Desc: "how long the plan lasts", Default: 30, Min: bound(1), Max: bound(480), Example: 30},
+	"high":          {Type: Array, Items: Object, Desc: "[{what, risk: submit|download|named, target}] high-risk actions the plan names; each runs unasked only if the user ticks it", Example: []any{map[string]any{"what": "click", "risk": "named", "target": "delete"}}},
 	"steps":         {Type: Array, Items: Object, Desc: "[{what, ...args}] interact steps run in order; stops at the first failure", Example: []any{map[string]any{"what": "click", "ref": "e5"}}},
 
 	// Reading and paging.
@@ -112,7 +117,7 @@ var catalogue = map[string]Param{
 	"report_only": {Type: Boolean, Desc: "emit Content-Security-Policy-Report-Only", Example: true},
 
 	// Developer tools: emulation, tracing, routes.
-	"device":         {Type: String, Desc: "a device preset (viewport, scale, touch, user agent): iPhone 15, iPhone SE, Pixel 8, Galaxy S24, iPad Air, iPad Mini, Desktop 1080p, Laptop; none clears it", Example: "iPhone 15"},
+	"device":         {Type: String, Desc: "a device preset: iPhone 15, iPhone SE, Pixel 8, Galaxy S24, iPad Air, iPad Mini, Desktop 1080p, Laptop; none clears it", Example: "iPhone 15"},
 	"viewport":       {Type: Object, Desc: "{width, height, device_scale, mobile} in CSS pixels (mobile: mobile layout and touch); {width:0, height:0} clears it", Example: map[string]any{"width": 390, "height": 844, "mobile": true}},
 	"color_scheme":   {Type: String, Desc: "prefers-color-scheme: light or dark; \"\" clears it", Example: "dark"},
 	"reduced_motion": {Type: Boolean, Desc: "prefers-reduced-motion: reduce", Example: true},

@@ -49,7 +49,7 @@ func (t *Tool) Description() string {
 	if gated {
 		b.WriteString(" * needs the user's approval (approval_id).")
 	}
-	fmt.Fprintf(&b, ` Full arguments of a mode: configure {"what":"describe_capabilities","tool":%q,"mode":…}.`, t.Name)
+	fmt.Fprintf(&b, ` Arguments: configure describe_capabilities {tool:%q, mode}.`, t.Name)
 	if t.hasPageText() && t.Name != "configure" {
 		b.WriteString(pageTextNote)
 	}

@@ -38,6 +38,8 @@ type modeSpec struct {
 	tab      TabUse
 	shows    string
 	pageTool bool
+	plan     bool
+	why      string
 	noPage   bool   // of a tool whose modes are on the page: this one reaches none
 	paths    string // the argument listing files of the user's machine
 	summary  string
@@ -59,7 +61,8 @@ func (ms modeSpec) mode(ts toolSpec) *Mode {
 	}
 	return &Mode{Tool: ts.name, Name: ms.name, Class: ms.class, Tier: tier, Summary: ms.summary, Text: ms.text,
 		Words: ms.words, ReadOp: ms.readOp, Replay: ms.replay, Step: ms.step, Steps: ms.steps, Tab: ms.tab,
-		Shows: ms.shows, PageTool: ms.pageTool, DrivesPage: ts.drivesPage, OnPage: ts.onPage && !ms.noPage, Paths: ms.paths}
+		Shows: ms.shows, PageTool: ms.pageTool, Plan: ms.plan, Why: ms.why, DrivesPage: ts.drivesPage && ms.tab != TabNone,
+		OnPage: ts.onPage && !ms.noPage, Paths: ms.paths}
 }
 
 // check refuses a definition that leaves a decision out or contradicts
@@ -70,9 +73,13 @@ func (m *Mode) check() error {
 		return errors.New("says neither page nor own text: decide whether its answers can carry page text")
 	case m.Class.Gated() != (m.Words != ""):
 		return fmt.Errorf("class %s with words %q: every gated mode, and only a gated mode, has the words a prompt says of it", m.Class, m.Words)
+	case (m.Class == Sensitive) != (m.Why != ""):
+		return fmt.Errorf("class %s with why %q: every sensitive mode, and only one, says why it is (the prompt's risk line)", m.Class, m.Why)
+	case m.Plan && (m.Tab != TabNone || m.Text != OwnText):
+		return errors.New("a plan acts on no tab (TabNone) and answers in Gasoline's words")
 	case m.DrivesPage && m.Replay == replayUnset:
 		return errors.New("has no replay: decide whether it is recorded (a Replay form) or NotRecorded")
-	case !m.DrivesPage && (m.Replay != replayUnset || m.Step || m.Steps || m.Tab != TabCurrent || m.Shows != "" || m.PageTool):
+	case !m.DrivesPage && (m.Replay != replayUnset || m.Step || m.Steps || m.Tab != TabCurrent && m.Tab != TabNone || m.Shows != "" || m.PageTool):
 		return errors.New("replay, step, steps, tab, shows and page tool are for modes that act in the tab")
 	case m.PageTool && (m.Step || m.Replay.Recorded()):
 		return errors.New("a page's own tool is no batch step and is not recorded: the page decides what it does")
@@ -102,7 +109,7 @@ var table = []toolSpec{
 		onPage:  true,
 		modes: []modeSpec{
 			{name: "actions", class: ro, args: "limit after_cursor", text: page, summary: "navigations, clicks and inputs recorded in the tab (passwords never recorded)"},
-			{name: "approvals", class: ro, noPage: true, text: page, summary: "pending approval requests and live grants for this session"},
+			{name: "approvals", class: ro, noPage: true, text: page, summary: "this session's pending approval requests, live grants and plan, and how its changes were approved (counts)"},
 			{name: "command_result", class: ro, noPage: true, args: "correlation_id!", text: page, summary: "the result of a call that answered still_processing or ran in the background"},
 			{name: "downloads", class: ro, args: "limit", text: page, summary: "files the session's tabs downloaded into the state directory's downloads/ (never the user's Downloads): name, size, type, SHA-256, path, state; small text files in full"},
 			{name: "error_bundles", class: ro, args: "limit after_cursor summary", text: page, summary: "each error with the network requests and actions around it"},
@@ -125,7 +132,7 @@ var table = []toolSpec{
 	},
 	{
 		name: "interact", title: "Act on the page", openWorld: true, common: "tab_id frame",
-		summary:    "Act on the user's Chrome tab with trusted input; mutating modes need the user's approval",
+		summary:    "Act on the user's Chrome tab with trusted input; mutating modes need the user's approval (several changes on a site: propose a plan first)",
 		drivesPage: true,
 		onPage:     true,
 		modes: []modeSpec{
@@ -137,7 +144,7 @@ var table = []toolSpec{
 			{name: "close_tab", class: mut, noPage: true, text: page, replay: NotRecorded, tab: TabAny, words: "Close a tab", summary: "close a tab the session owns"},
 			{name: "drag", class: mut, args: "ref|selector|x y to_ref|to_selector|to_x to_y", text: page, replay: ReplayComment, step: true, words: "Drag something on the page", summary: "drag an element (or point) onto another"},
 			{name: "emulate", class: mut, args: "device viewport color_scheme reduced_motion locale timezone geolocation network cpu_slowdown reset", text: page, replay: NotRecorded, words: "Make the tab behave like another device or network (screen size, colour scheme, location, slow network or CPU) until the agent's session ends", summary: "put the tab under device and network conditions (merged with those in force; reset clears them) until the session ends; observe page shows them"},
-			{name: "execute_js", class: sen, args: "script!", text: page, replay: ReplayComment, step: true, shows: "script", words: "Run its own JavaScript in the page (a script can read and change anything the page can, and send it anywhere)", summary: "evaluate JavaScript in the page (the user sees the whole script; at most 32 KiB; result size capped)"},
+			{name: "execute_js", class: sen, args: "script!", text: page, replay: ReplayComment, step: true, shows: "script", why: "runs its own script in the page", words: "Run its own JavaScript in the page (a script can read and change anything the page can, and send it anywhere)", summary: "evaluate JavaScript in the page (the user sees the whole script; at most 32 KiB; result size capped)"},
 			{name: "explore_page", class: ro, args: "limit", text: page, replay: NotRecorded, step: true, summary: "page info, interactive snapshot and new errors in one call"},
 			{name: "fill_form", class: mut, args: "fields! submit", text: page, replay: ReplayFill, step: true, words: "Fill in a form", summary: "fill several fields in order"},
 			{name: "focus", class: ro, args: "ref|selector", text: page, replay: ReplayFocus, step: true, summary: "focus an element"},
@@ -150,6 +157,7 @@ var table = []toolSpec{
 			{name: "key_press", class: mut, args: "keys! ref selector", text: page, replay: ReplayPress, step: true, words: "Press keys on the page", summary: "press a key or chord, optionally on an element"},
 			{name: "navigate", class: mut, args: "url! wait_until browser", text: page, replay: ReplayGoto, tab: TabOpens, words: "Go to another page in a tab", summary: "open an http(s) URL or about:blank; without tab_id in a session with no tab (in that browser) it opens a new tab"},
 			{name: "new_tab", class: mut, noPage: true, args: "url wait_until browser", text: page, replay: ReplayGoto, tab: TabNew, words: "Open a new tab", summary: "open a new tab in the session's tab group (of the browser named)"},
+			{name: "plan", class: mut, args: "intent! origins! actions! minutes high", noPage: true, text: own, tab: TabNone, plan: true, words: "Approve a plan once: the changes it lists run on the sites it names without asking you each time, until it ends (anything else still asks)", summary: "propose what you will do on a few sites; once approved, their medium-risk calls of those modes run unasked until it ends; high items (high: [{what, risk: submit|download|named, target}]) only if the user ticks them; execute_js, upload and other sites always ask"},
 			{name: "query", class: ro, args: "selector! limit", text: page, replay: NotRecorded, step: true, summary: "count and list the elements matching a selector"},
 			{name: "refresh", class: mut, args: "wait_until", text: page, replay: ReplayReload, step: true, words: "Reload the page", summary: "reload the page"},
 			{name: "route", class: mut, args: "url_pattern! block status_code headers body delay_ms method type", text: page, replay: NotRecorded, words: "Change what the tab's page receives from the network: block requests, answer them with made-up responses or delay them, until the agent's session ends", summary: "block, fulfil or delay the tab's requests matching url_pattern until unroute or the session ends; the newest matching route wins"},
@@ -158,7 +166,7 @@ var table = []toolSpec{
 			{name: "switch_tab", class: ro, noPage: true, args: "tab_id!", text: page, replay: NotRecorded, summary: "make a tab the session owns its current tab"},
 			{name: "type", class: mut, args: "ref|selector text! clear", text: page, replay: ReplayType, step: true, words: "Type text into the page", summary: "type text into a field"},
 			{name: "unroute", class: mut, args: "url_pattern", text: page, replay: NotRecorded, words: "Stop changing what the tab's page receives from the network", summary: "remove the tab's routes with url_pattern, or (without it) all of them"},
-			{name: "upload", class: sen, paths: "files", args: "ref|selector files|file_contents", text: page, replay: ReplayComment, step: true, words: "Give the page files from this computer", summary: "set files on a file input: by path (refuses credential and key paths), or by content (file_contents; an agent on another machine)"},
+			{name: "upload", class: sen, paths: "files", args: "ref|selector files|file_contents", text: page, replay: ReplayComment, step: true, why: "gives the page files from this computer", words: "Give the page files from this computer", summary: "set files on a file input: by path (refuses credential and key paths), or by content (file_contents; an agent on another machine)"},
 			{name: "wait_for", class: ro, args: "selector|text|url|network_idle state idle_ms", text: page, replay: NotRecorded, step: true, summary: "wait until a selector is visible/hidden, text is present, the url matches or the network is idle (bounded by timeout_ms)"},
 			{name: "wait_for_stable", class: ro, args: "idle_ms", text: page, replay: NotRecorded, step: true, summary: "wait until the DOM and network stay quiet for idle_ms"},
 		},
@@ -176,7 +184,7 @@ var table = []toolSpec{
 			{name: "page_issues", class: ro, args: "limit", text: page, summary: "errors, failed requests, accessibility and security problems, ranked"},
 			{name: "page_summary", class: ro, text: page, summary: "what the page is and what can be done on it"},
 			{name: "performance", class: ro, text: page, summary: "timings, long tasks, largest resources"},
-			{name: "performance_trace", class: mut, args: "duration_ms", text: page, words: "Reload the page (or watch what happens next) while recording a performance trace", summary: "record a Chrome trace of a reload (or, with duration_ms, of that long of what happens next, without reloading): LCP with its element and phases, CLS and what moved, INP, long tasks and their scripts, render-blocking requests, third parties; the raw trace goes under exports/ for the DevTools Performance panel (mutating: it reloads the page)"},
+			{name: "performance_trace", class: mut, args: "duration_ms", text: page, words: "Reload the page (or watch what happens next) while recording a performance trace", summary: "trace a reload (or duration_ms of what happens next): LCP element and phases, CLS and what moved, INP, long tasks and scripts, render-blocking requests, third parties; raw trace under exports/ for DevTools (mutating: it reloads)"},
 			{name: "security_audit", class: ro, text: page, summary: "cookie flags, mixed content, secrets in URLs or storage, missing headers"},
 			{name: "link_health", class: ro, tier: 2, args: "same_origin limit", text: page, summary: "check the page's links"},
 			{name: "visual_diff", class: ro, tier: 2, args: "baseline! threshold", text: page, summary: "compare a screenshot with a baseline"},

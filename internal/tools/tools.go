@@ -89,7 +89,7 @@ type Mode struct {
 	// Shows names the argument an approval prompt shows whole, which must
 	// therefore fit one (execute_js: its script).
 	Shows string
-	// DrivesPage says calls act in the tab (every interact mode): what the
+	// DrivesPage says calls act in the tab (every interact mode but plan): what the
 	// tab reports during one is the agent's doing, not the user's.
 	DrivesPage bool
 	// OnPage says the mode reads or acts on the page the session's tab
@@ -102,6 +102,14 @@ type Mode struct {
 	// page's tool, not the table, says whether it only reads and what the
 	// prompt shows (internal/gate/pagetool.go, internal/pagetools).
 	PageTool bool
+	// Plan says the call proposes a plan the user approves once, after
+	// which the calls it lists run unasked (interact plan;
+	// internal/gate/planmode.go checks it and words its prompt).
+	Plan bool
+	// Why says why a sensitive mode is (the prompt's risk line: "runs its
+	// own script in the page"); set for every sensitive mode and only
+	// for those.
+	Why string
 }
 
 // Text says whether a mode's answers can carry text that came from a web
@@ -185,6 +193,9 @@ const (
 	// TabAny: it may act on a session's tab whatever page it shows,
 	// because it never reads or drives the page (close_tab).
 	TabAny
+	// TabNone: a mode of a tool that acts in tabs that acts on none
+	// (interact plan: it is the session's); it does not drive a page.
+	TabNone
 )
 
 // Destination reports a mode whose url argument is where a tab goes: the

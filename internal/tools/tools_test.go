@@ -37,13 +37,16 @@ var safetyClasses = map[string]Class{
 	// longer read-only as a whole.
 	"interact.emulate": Mutating, "interact.route": Mutating, "interact.unroute": Mutating,
 	"analyze.performance_trace": Mutating,
+
+	// A plan approved once (issue 30): always asked (policy.AlwaysAsk).
+	"interact.plan": Mutating,
 }
 
 // TOOLS.md "Modes": every mode named there, per tool, and (after the
 // bar) the modes TOOLS.md lacks, each in docs/DESIGN-DELTAS.md.
 var toolsMD = map[string]string{
 	"observe":   "snapshot page tabs screenshot errors logs network_waterfall network_bodies websocket_events actions timeline error_bundles vitals storage command_result pending_commands approvals | page_tools downloads routes",
-	"interact":  "navigate refresh back forward new_tab switch_tab close_tab click type fill_form select check hover focus scroll_to key_press drag upload execute_js handle_dialog wait_for wait_for_stable get_text get_value get_attribute query explore_page batch | call_page_tool emulate route unroute",
+	"interact":  "navigate refresh back forward new_tab switch_tab close_tab click type fill_form select check hover focus scroll_to key_press drag upload execute_js handle_dialog wait_for wait_for_stable get_text get_value get_attribute query explore_page batch | call_page_tool emulate route unroute plan",
 	"analyze":   "page_summary dom accessibility performance security_audit forms data_table error_clusters page_issues link_health visual_diff | performance_trace",
 	"generate":  "reproduction test har csp sarif pr_summary | pdf",
 	"configure": "health doctor describe_capabilities clear policy redaction audit_log agent_watch noise_rule store load recording_start recording_stop",
