@@ -14,10 +14,13 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/version"
 )
 
-// Handshake headers of /ws/mcp (mcpserver.HeaderSession, HeaderResumed).
+// Handshake headers of /ws/mcp (mcpserver.HeaderSession, HeaderResumed);
+// headerVersion goes both ways: the relay's version, and the daemon's in
+// its answer (bridge).
 const (
 	headerSession = "X-Gasoline-Session"
 	headerResumed = "X-Gasoline-Resumed"
+	headerVersion = "X-Gasoline-Version"
 )
 
 // closeSessionEnd tells the daemon the client ended the session
@@ -31,6 +34,7 @@ type link struct {
 	c       *websocket.Conn
 	session string
 	resumed bool
+	version string // the daemon's, from its answer ("" from a daemon that does not say)
 
 	msgs chan []byte
 	done chan error    // receives the read error once
@@ -46,7 +50,7 @@ func dial(ctx context.Context, d launcher.Daemon, hint string, timeout time.Dura
 	}
 	hdr := http.Header{}
 	hdr.Set("Authorization", "Bearer "+tok)
-	hdr.Set("X-Gasoline-Version", version.Version)
+	hdr.Set(headerVersion, version.Version)
 	if hint != "" {
 		hdr.Set(headerSession, hint)
 	}
@@ -59,6 +63,7 @@ func dial(ctx context.Context, d launcher.Daemon, hint string, timeout time.Dura
 	c.SetReadLimit(MaxMessage)
 	l := &link{
 		c: c, session: resp.Header.Get(headerSession), resumed: resp.Header.Get(headerResumed) == "true",
+		version: resp.Header.Get(headerVersion),
 		msgs: make(chan []byte), done: make(chan error, 1), stop: make(chan struct{}),
 	}
 	l.wg.Add(1)

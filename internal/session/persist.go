@@ -91,7 +91,13 @@ func (m *Manager) persist() {
 	if err == nil {
 		m.fileMu.Lock()
 		defer m.fileMu.Unlock()
-		err = state.WritePrivate(m.opts.File, raw, true)
+		// Not fsynced: the file is for a daemon that dies (a crash, a
+		// kill), whose write the kernel keeps; after the machine itself
+		// goes down no client is left to resume. An fsync here sat on
+		// every stdio client's start (a new session, then its client's
+		// name at initialize: 0.5 ms at the median, 6 ms at p90 on the
+		// bench machine).
+		err = state.WritePrivate(m.opts.File, raw, false)
 	}
 	if err != nil {
 		m.opts.Logger.Error("saving sessions failed; a daemon restart may not resume them", "err", err)
