@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/chromedp/cdproto/page"
@@ -63,7 +62,7 @@ type Box struct {
 	Pixels int `json:"changed_pixels"`
 }
 
-var baselineName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var baselineName = lazyRE(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // colourThreshold is pixelmatch's per-pixel YIQ threshold (its default):
 // smaller counts fainter changes.
@@ -77,7 +76,7 @@ func (a *Analyzer) visualDiff(ctx context.Context, c *mcpserver.Call) (any, erro
 	ctx, cancel := observe.Budget(ctx, c)
 	defer cancel()
 	name := strings.TrimSuffix(c.Str("baseline"), ".png")
-	if !baselineName.MatchString(name) {
+	if !baselineName().MatchString(name) {
 		return nil, invalid(c, "baseline must be a name of 1 to 64 letters, digits, '.', '_' or '-' (baselines live under the state directory's baselines/), got %q", c.Str("baseline"))
 	}
 	threshold := float(c, "threshold", 0)

@@ -64,7 +64,7 @@ func dial(ctx context.Context, d launcher.Daemon, hint string, timeout time.Dura
 	l := &link{
 		c: c, session: resp.Header.Get(headerSession), resumed: resp.Header.Get(headerResumed) == "true",
 		version: resp.Header.Get(headerVersion),
-		msgs: make(chan []byte), done: make(chan error, 1), stop: make(chan struct{}),
+		msgs:    make(chan []byte), done: make(chan error, 1), stop: make(chan struct{}),
 	}
 	l.wg.Add(1)
 	go l.read()

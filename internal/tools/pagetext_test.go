@@ -13,7 +13,7 @@ func TestPageTextHouseRule(t *testing.T) {
 	for _, tool := range All() {
 		for _, m := range tool.Modes {
 			k := m.Key()
-			in, out := pageText[k], noPageText[k] != ""
+			in, out := pageText()[k], noPageText[k] != ""
 			switch tool.Name {
 			case "observe", "interact", "analyze", "generate":
 				if in == out {
@@ -26,7 +26,7 @@ func TestPageTextHouseRule(t *testing.T) {
 			}
 		}
 	}
-	for k := range pageText {
+	for k := range pageText() {
 		tool, what, _ := strings.Cut(k, ".")
 		if _, ok := Lookup(tool, what); !ok {
 			t.Errorf("the page-text set names %s, which is not in the table", k)
