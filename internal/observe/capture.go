@@ -3,6 +3,7 @@ package observe
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -39,10 +40,40 @@ var holdParams = page.StartScreencastParams{Format: page.StartScreencastFormatJp
 
 // shotLocks serializes captures of one tab: the screencast that keeps a tab
 // painting is the tab's, so two captures must not start and stop it under
-// each other.
+// each other. It also remembers the tabs whose page changed under an
+// unpainted capture (mask.go): their next captures paint at once rather
+// than pay for a capture they would throw away.
 type shotLocks struct {
-	mu   sync.Mutex
-	tabs map[int]chan struct{}
+	mu    sync.Mutex
+	tabs  map[int]chan struct{}
+	paint map[int]int // captures left to paint without watching first
+}
+
+// paintAfterChange is how many captures of a tab paint the mask at once
+// after its page changed under an unpainted one.
+const paintAfterChange = 8
+
+// watching reports whether the tab's next capture may watch a page with
+// nothing to mask rather than paint it.
+func (l *shotLocks) watching(tab int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.paint[tab] > 0 {
+		l.paint[tab]--
+		return false
+	}
+	delete(l.paint, tab)
+	return true
+}
+
+// changed records that the tab's page changed under an unpainted capture.
+func (l *shotLocks) changed(tab int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.paint == nil {
+		l.paint = map[int]int{}
+	}
+	l.paint[tab] = paintAfterChange
 }
 
 func (l *shotLocks) lock(ctx context.Context, tab int) (unlock func(), err error) {
@@ -134,19 +165,21 @@ func (o *Observer) insideFrames(ctx context.Context, s *cdp.Session) ([]insideFr
 // capture takes the screenshot in one round trip over the extension link
 // (cdp.sequence), two more when the tab has out-of-process frames: mark
 // the elements of those frames and install the mask inside each of them,
-// in its own session; install the mask in the tab's documents and, at the
-// same time, hold the tab painting; capture; check that every mask held (a
-// navigation or the page may have removed one) and remove them while the
-// hold is released. The checks and clean-up run even when an earlier
-// step failed. No mask, or a mask that did not hold, and the image is
-// discarded.
-func (o *Observer) capture(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams) ([]byte, maskState, error) {
+// in its own session; install the mask in the tab's documents (or, with
+// watch and nothing to mask, watch them: mask.go) and, at the same time,
+// hold the tab painting; capture; check that every mask held (a navigation
+// or the page may have removed one) and remove them while the hold is
+// released. The checks and clean-up run even when an earlier step failed.
+// No mask, or a mask that did not hold, and the image is discarded; a
+// watch that saw the page change returns errWatchChanged.
+func (o *Observer) capture(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams, watch bool) ([]byte, maskState, error) {
 	var mask maskState
-	script, token, err := maskScript(c)
+	inside, err := o.insideFrames(ctx, s)
 	if err != nil {
 		return nil, mask, err
 	}
-	inside, err := o.insideFrames(ctx, s)
+	// Out-of-process frames are masked in their own sessions: painted.
+	m, err := maskScripts(c, watch && len(inside) == 0)
 	if err != nil {
 		return nil, mask, err
 	}
@@ -154,21 +187,21 @@ func (o *Observer) capture(ctx context.Context, s *cdp.Session, c *mcpserver.Cal
 	eval := func(expr string) runtime.EvaluateParams {
 		return runtime.EvaluateParams{Expression: expr, ReturnByValue: &yes, AwaitPromise: &yes, Silent: &yes}
 	}
-	tokenArg, _ := json.Marshal(token)
+	tokenArg, _ := json.Marshal(m.token)
 	var steps []cdp.Step
 	for _, f := range inside {
 		steps = append(steps, cdp.Step{Method: runtime.CallFunctionOn.Method, StopOnException: true, Params: runtime.CallFunctionOnParams{
 			FunctionDeclaration: markInside, ObjectID: f.element, Arguments: []*runtime.CallArgument{{Value: tokenArg}}, Silent: &yes}})
 	}
 	for _, f := range inside {
-		steps = append(steps, cdp.Step{Method: runtime.Evaluate.Method, Params: eval(script), StopOnException: true, Child: f.session})
+		steps = append(steps, cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.on), StopOnException: true, Child: f.session})
 	}
 	on := len(steps)
 	held := func(sid string, overlap bool) cdp.Step {
-		return cdp.Step{Method: runtime.Evaluate.Method, Params: eval(fmt.Sprintf(maskHeld, token)), Always: true, Overlap: overlap, Child: sid}
+		return cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.held), Always: true, Overlap: overlap, Child: sid}
 	}
 	steps = append(steps,
-		cdp.Step{Method: runtime.Evaluate.Method, Params: eval(script), StopOnException: true, Overlap: true},
+		cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.on), StopOnException: true, Overlap: true},
 		cdp.NewStep(page.StartScreencast, holdParams),
 		cdp.NewStep(page.CaptureScreenshot, p),
 		held("", true))
@@ -202,7 +235,7 @@ func (o *Observer) capture(ctx context.Context, s *cdp.Session, c *mcpserver.Cal
 	if err := pageValue(res[on], &top); err != nil {
 		return nil, mask, err
 	}
-	mask.Visibility, mask.Count, mask.Frames = top.Visibility, mask.Count+top.Count, mask.Frames+top.Frames
+	mask.Visibility, mask.Count, mask.Frames, mask.Watched = top.Visibility, mask.Count+top.Count, mask.Frames+top.Frames, top.Watched
 	if _, err := cdp.ResultOf(page.StartScreencast, res[on+1]); err != nil {
 		return nil, mask, tabs.ToolError(err)
 	}
@@ -211,14 +244,23 @@ func (o *Observer) capture(ctx context.Context, s *cdp.Session, c *mcpserver.Cal
 		return nil, mask, tabs.ToolError(err)
 	}
 	for i := range len(inside) + 1 {
-		var ok bool
-		if err := pageValue(res[on+3+i], &ok); err != nil || !ok || len(shot.Data) == 0 {
+		var state string
+		err := pageValue(res[on+3+i], &state)
+		switch {
+		case err == nil && state == "changed":
+			return nil, mask, errWatchChanged
+		case err != nil || state != "ok" || len(shot.Data) == 0:
 			return nil, mask, &tools.Error{Code: "page_changed", Retryable: true,
 				Message: fmt.Sprintf("tab %d changed while the screenshot was taken (the mask over sensitive fields was gone), so it was discarded; retry", s.TabID())}
 		}
 	}
 	return shot.Data, mask, nil
 }
+
+// errWatchChanged: something that could be sensitive appeared on a page
+// that had nothing to mask while it was captured unpainted; the image is
+// discarded and Capture paints the mask and captures again.
+var errWatchChanged = errors.New("observe: the page changed under an unpainted capture")
 
 // frameChanged is the error of a capture whose out-of-process frame went
 // away or navigated between finding it and masking it.
