@@ -64,7 +64,7 @@ func (s *Server) route(ctx context.Context, sess *session.Session, tool string, 
 			return errorResult(e), key, class, false
 		}
 	}
-	if h.inline {
+	if h.inline || h.quick && !c.Background {
 		return s.invoke(ctx, h.run, c), key, class, true
 	}
 	res, ran = s.runCommand(ctx, h.run, c)

@@ -124,6 +124,7 @@ type Handler func(ctx context.Context, c *Call) (any, error)
 type handler struct {
 	run    Handler
 	inline bool // answer on the request goroutine; no command record
+	quick  bool // inline unless the call asks for background (HandleQuick)
 }
 
 // New builds the server. Its goroutines stop when ctx ends; Wait waits
@@ -212,15 +213,24 @@ func (s *Server) HTTPHandler() http.Handler { return s.http }
 
 // Handle registers the implementation of tool.what; a mode without one
 // answers not_available. It panics if the mode is not in the table.
-func (s *Server) Handle(tool, what string, h Handler) { s.register(tool, what, h, false) }
+func (s *Server) Handle(tool, what string, h Handler) { s.register(tool, what, handler{run: h}) }
 
-func (s *Server) register(tool, what string, h Handler, inline bool) {
+// HandleQuick registers a mode that answers from the daemon's memory at
+// once (a capture buffer read: no browser round trip, nothing that
+// blocks). It runs on the request goroutine, without the session command
+// a call that may outlast its budget needs — unless the call asks for
+// background, which still gets its correlation id.
+func (s *Server) HandleQuick(tool, what string, h Handler) {
+	s.register(tool, what, handler{run: h, quick: true})
+}
+
+func (s *Server) register(tool, what string, h handler) {
 	m, ok := tools.Lookup(tool, what)
 	if !ok {
 		panic(fmt.Sprintf("mcpserver: %s.%s is not in the tool table", tool, what))
 	}
 	s.mu.Lock()
-	s.handlers[m.Key()] = handler{run: h, inline: inline}
+	s.handlers[m.Key()] = h
 	s.mu.Unlock()
 }
 
