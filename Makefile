@@ -20,16 +20,17 @@ vet:
 
 # test: everything. Unit tests first (fast feedback), then the JS unit
 # tests, then end to end in real Chromium, then the MCP conformance suite.
-test: chromium lint
+test: chromium sshd lint
 	$(GO) test -race -count=1 ./...
 	node --test extension/tests/
 	$(MAKE) --no-print-directory conformance
+	$(MAKE) --no-print-directory clients
 
 unit:
 	$(GO) test -race -count=1 -short ./...
 
 # e2e: only the real-Chromium tests.
-e2e: chromium
+e2e: chromium sshd
 	$(GO) test -count=1 -run 'E2E' -v ./internal/e2e/...
 
 lint: vet bench-lint
@@ -40,21 +41,24 @@ lint: vet bench-lint
 # (200 calls after warm-up, p50/p95 reported beside ns/op; 20 for analyze,
 # whose axe-core audit of the large page takes seconds).
 BENCH_PKGS ?= ./internal/nativemsg/ ./internal/capture/ ./internal/mcpserver/... ./internal/redact/... ./internal/approval/...
-bench: chromium bench-e2e
+bench: chromium sshd bench-e2e
 	@mkdir -p out
 	$(GO) test -run '^$$' -bench . -skip 'Flood|E2EAnalyze|E2ESoak' -benchtime 200x ./internal/e2e/ | tee out/bench-e2e.txt
 	$(GO) test -run '^$$' -bench Flood -benchtime 1x ./internal/e2e/ | tee -a out/bench-e2e.txt
 	$(GO) test -run '^$$' -bench E2EAnalyze -benchtime 20x ./internal/e2e/ | tee -a out/bench-e2e.txt
 	$(GO) test -run '^$$' -bench . -benchtime 1s $(BENCH_PKGS) | tee out/bench-unit.txt
 
-# soak: 4 agents (2 HTTP, 2 stdio) making mixed calls in the real browser
-# for SOAK (a Go duration; default 2m): calls, errors, p50/p95 per mode and
-# the daemon's resident memory every SOAK_SAMPLE, in out/soak.txt.
+# soak: 4 agents (2 HTTP, 2 stdio) making mixed calls in the real browser,
+# and a fifth that starts a session and a tab each round and ends both, for
+# SOAK (a Go duration; default 2m): calls, errors, p50/p95 per mode, the
+# daemon's resident memory, live heap and store sizes every SOAK_SAMPLE, a
+# verdict comparing the first and last thirds, in out/soak.txt; heap
+# profiles at 10 minutes (or a third) and at the end in out/.
 SOAK ?= 2m
 SOAK_SAMPLE ?= 10s
 soak: chromium
 	@mkdir -p out
-	GASOLINE_SOAK=$(SOAK) GASOLINE_SOAK_SAMPLE=$(SOAK_SAMPLE) $(GO) test -run '^$$' -bench E2ESoak -benchtime 1x -timeout 0 ./internal/e2e/ | tee out/soak.txt
+	GASOLINE_SOAK=$(SOAK) GASOLINE_SOAK_SAMPLE=$(SOAK_SAMPLE) GASOLINE_SOAK_OUT=$(CURDIR)/out $(GO) test -run '^$$' -bench E2ESoak -benchtime 1x -timeout 0 ./internal/e2e/ | tee out/soak.txt
 
 # fuzz: every Fuzz target in the module, one after the other, FUZZTIME
 # each. tools/fuzz/fuzz.sh finds them (go test -list), so a new target

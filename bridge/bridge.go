@@ -23,6 +23,8 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/extid"
 	"github.com/gasoline-mcp/gasoline/internal/httpguard"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/memory"
+	"github.com/gasoline-mcp/gasoline/internal/remote"
 	"github.com/gasoline-mcp/gasoline/internal/safety"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
@@ -44,19 +46,26 @@ type Config struct {
 	// SessionTTL is how long a session whose client went away is kept for
 	// it to resume (default session.DefaultTTL); tests shorten it.
 	SessionTTL time.Duration
+	// Release runs once after each burst of activity, when RestAfter
+	// passes with no tool call, request or browser message (release.go);
+	// defaults memory.Release and restAfter. Tests observe it.
+	Release   func()
+	RestAfter time.Duration
 }
 
 // Server is a running daemon.
 type Server struct {
-	cfg    Config
-	log    *slog.Logger
-	creds  *creds.Set // one credential per role (docs/SECURITY.md)
-	guard  *httpguard.Guard
-	links  *browsers.Hub // the connected browsers; calls go to the one holding the tab
-	router *cdp.Router
-	safe   *safety.Core // approvals, policy, audit, redaction
-	mux    *http.ServeMux
-	mcp    *mcpserver.Server
+	cfg   Config
+	log   *slog.Logger
+	creds *creds.Set // one credential per role (docs/SECURITY.md)
+	// remotes are the remote agents (internal/remote, remote.go).
+	remotes *remote.Registry
+	guard   *httpguard.Guard
+	links   *browsers.Hub // the connected browsers; calls go to the one holding the tab
+	router  *cdp.Router
+	safe    *safety.Core // approvals, policy, audit, redaction
+	mux     *http.ServeMux
+	mcp     *mcpserver.Server
 	// mcpHTTP and mcpWS serve /mcp and /ws/mcp (startMCP).
 	mcpHTTP, mcpWS http.Handler
 	// browser is the relay state: tab ownership, capture, observe modes.
@@ -65,6 +74,10 @@ type Server struct {
 	agentSide agentSide
 	// terms are the panel's terminals, reached only over extension links.
 	terms *terminal.Manager
+
+	// rest hands memory back to the system when the daemon is idle
+	// (release.go).
+	rest *memory.Rest
 
 	stop     context.CancelFunc // ends Run; used by /shutdown
 	stopOnce sync.Once
@@ -83,6 +96,9 @@ func (s *Server) Extensions() *browsers.Hub { return s.links }
 
 // Terminals returns the panel's terminals (tests; never an MCP tool).
 func (s *Server) Terminals() *terminal.Manager { return s.terms }
+
+// MCPServer returns the MCP server (tests read its sessions).
+func (s *Server) MCPServer() *mcpserver.Server { return s.mcp }
 
 // Port returns the port the daemon listens on.
 func (s *Server) Port() int { return s.port }
@@ -130,7 +146,7 @@ func Run(ctx context.Context, cfg Config) error {
 	// The credentials are written before the daemon listens, so a client
 	// that sees it answer finds this daemon's link and approver
 	// credentials on disk.
-	set, err := creds.OpenSet(cfg.Dir)
+	set, err := creds.OpenSet(cfg.Dir, log)
 	if err != nil {
 		return fmt.Errorf("bridge: %w", err)
 	}
@@ -150,6 +166,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer s.safe.Close()
+	s.openRemotes()
 	s.terms = terminal.New(terminal.Config{Dir: cfg.Dir, Logger: s.log})
 	defer s.terms.Close() // hangs up what is still running, then reaps it
 	if s.browser, err = s.newBrowser(ctx); err != nil {
@@ -175,6 +192,8 @@ func Run(ctx context.Context, cfg Config) error {
 		return nil
 	})
 	s.registerCaptureModes(m)
+	m.SessionManager().OnEnd(s.sessionEnded) // what a session held goes with it (release.go)
+	defer s.startRest()()
 	s.mux = http.NewServeMux()
 	s.routes()
 	srv := &http.Server{
@@ -186,6 +205,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 	var wg sync.WaitGroup
 	wg.Go(func() { s.safe.Approvals.Run(ctx) })
+	wg.Go(func() { s.remotes.Run(ctx) }) // a remote agent's sessions end when its credential expires
 	errc := make(chan error, len(lns)+1)
 	for _, ln := range lns {
 		wg.Add(1)

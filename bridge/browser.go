@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/analyze"
+	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/interact"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/noise"
 	"github.com/gasoline-mcp/gasoline/internal/observe"
+	"github.com/gasoline-mcp/gasoline/internal/pagetools"
 	"github.com/gasoline-mcp/gasoline/internal/recorder"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 )
@@ -33,6 +35,7 @@ type browser struct {
 	noise   *noise.Rules
 	log     *slog.Logger
 	ana     *analyze.Analyzer
+	pages   *pagetools.Manager // the pages' own WebMCP tools
 }
 
 // newBrowser builds the relay state; its goroutines stop with ctx (wait
@@ -57,7 +60,9 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 				b.actions.Forget(tab)
 			}
 			b.feed.Forget(tab)
+			b.obs.Forget(tab)
 			b.act.Forget(tab)
+			b.pages.Forget(tab)
 			s.router.Forget(tab) // waiters on its events stop; they ask the registry why
 		},
 		Logger: s.log,
@@ -65,10 +70,14 @@ func (s *Server) newBrowser(ctx context.Context) (*browser, error) {
 	s.links.SetInUse(b.tabs.Registry().InUse) // a browser away keeps its tab ids while sessions hold tabs there
 	b.feed = observe.NewFeed(ctx, observe.FeedConfig{Store: store, Owned: b.tabs.Registry().Owned, CDP: session, Logger: s.log})
 	b.act = interact.New(interact.Config{Tabs: b.tabs, CDP: session, Link: s.links, Capture: store, Dir: s.cfg.Dir,
-		Egress: s.safe.Egress(), Secrets: s.safe.MaskSelectors, Logger: s.log})
+		Egress: s.safe.Egress(), Secrets: s.safe.MaskSelectors, Logger: s.log,
+		Redact: func(text string) (string, error) { return s.safe.RedactText("", text) }})
 	b.obs = observe.New(observe.Config{Tabs: b.tabs, Store: store, Feed: b.feed, Browsers: s.links, Dir: s.cfg.Dir,
 		ResolveRef: b.act.ResolveRef, Noise: b.noise, Logger: s.log})
 	b.ana = s.newAnalyzer(b)
+	if b.pages, err = pagetools.New(pagetools.Config{Tabs: b.tabs, Lock: b.act.Lock, Audit: s.safe.Audit.Write, Logger: s.log}); err != nil {
+		return nil, err
+	}
 	return b, nil
 }
 
@@ -78,12 +87,18 @@ func (b *browser) register(m *mcpserver.Server) {
 	b.obs.Register(m)
 	b.act.Register(m)
 	b.ana.Register(m)
+	b.pages.Register(m)
 }
 
-// enable turns on capture in an attached tab, then the action recorder
-// (best effort: a tab whose recorder failed still captures the rest).
+// enable turns on capture in an attached tab, then Chrome's WebMCP domain
+// (the page's tools; a Chrome without it is noted, not an error) and the
+// action recorder (best effort: a tab whose recorder failed still
+// captures the rest).
 func (b *browser) enable(ctx context.Context, s *cdp.Session) error {
-	if err := observe.Enable(ctx, s); err != nil || b.actions == nil {
+	if err := observe.Enable(ctx, s); err != nil {
+		return err
+	}
+	if err := b.pages.Enable(ctx, s); err != nil || b.actions == nil {
 		return err
 	}
 	if err := b.actions.Install(ctx, s); err != nil {
@@ -102,6 +117,7 @@ func (b *browser) wait() {
 // blocks.
 func (b *browser) event(method string, tab int, session, cdpMethod string, params json.RawMessage, raw json.RawMessage) {
 	b.act.Event(method, tab, session, cdpMethod, params)
+	b.pages.Event(method, tab, session, cdpMethod, params)
 	switch method {
 	case "cdp.event":
 		b.feed.Event(tab, session, cdpMethod, params)
@@ -125,3 +141,10 @@ func (s *Server) Tabs() *tabs.Manager { return s.browser.tabs }
 // Children returns a tab's live child sessions (workers and out-of-process
 // iframes), for tests.
 func (s *Server) Children(tab int) []observe.Child { return s.browser.feed.Children(tab) }
+
+// page is a tab's title and address as the browser reports them, for an
+// approval prompt (gate.Config.Page).
+func (b *browser) page(ctx context.Context, tab int) (approval.Page, error) {
+	t, err := b.tabs.Info(ctx, tab)
+	return approval.Page{Title: t.Title, URL: t.URL}, err
+}

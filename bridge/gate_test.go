@@ -23,7 +23,14 @@ import (
 )
 
 // daemon runs the real daemon in-process on a free port.
-func daemon(t *testing.T) *Server {
+func daemon(t *testing.T) *Server { return daemonWith(t, Config{Dir: t.TempDir()}) }
+
+// daemonIn runs a daemon on state directory dir until the test ends.
+func daemonIn(t *testing.T, dir string) *Server { return daemonWith(t, Config{Dir: dir}) }
+
+// daemonWith starts a daemon with cfg (its Port is the test's; Dir too
+// when cfg has none).
+func daemonWith(t *testing.T, cfg Config) *Server {
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	require.NoError(t, err)
 	port := ln.Addr().(*net.TCPAddr).Port
@@ -31,8 +38,11 @@ func daemon(t *testing.T) *Server {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *Server, 1)
 	done := make(chan error, 1)
-	dir := t.TempDir()
-	go func() { done <- Run(ctx, Config{Dir: dir, Port: port, Ready: func(s *Server) { ready <- s }}) }()
+	if cfg.Dir == "" {
+		cfg.Dir = t.TempDir()
+	}
+	cfg.Port, cfg.Ready = port, func(s *Server) { ready <- s }
+	go func() { done <- Run(ctx, cfg) }()
 	t.Cleanup(func() { cancel(); require.NoError(t, <-done) })
 	select {
 	case s := <-ready:
@@ -98,9 +108,10 @@ func decide(t *testing.T, s *Server, id, verb, body string) (int, map[string]any
 	return resp.StatusCode, m
 }
 
+// setPolicy tightens the policy (a deny rule): an agent may ask for that.
 var setPolicy = map[string]any{
 	"what": "policy", "op": "set", "timeout_ms": 50,
-	"rules": map[string]any{"rules": []any{map[string]any{"effect": "allow", "class": "read_only", "action": "*", "origin": "*"}}},
+	"rules": map[string]any{"rules": []any{map[string]any{"effect": "deny", "class": "sensitive", "action": "interact.upload", "origin": "*"}}},
 }
 
 func TestGatedCallNeedsApprovalThenRunsOnce(t *testing.T) {
@@ -151,12 +162,14 @@ func TestGatedCallNeedsApprovalThenRunsOnce(t *testing.T) {
 	require.NotNil(t, terr)
 	require.Contains(t, terr.Message, "other session")
 
-	// The audit log has the calls and decisions, never the arguments.
+	// The audit log has the calls and decisions, and the request in the
+	// words the user was shown (the exact change), not the raw arguments.
 	raw, err := os.ReadFile(safety.AuditPath(s.cfg.Dir))
 	require.NoError(t, err)
 	require.Contains(t, string(raw), `"decision":"approved"`)
 	require.Contains(t, string(raw), `"action":"configure.policy"`)
-	require.NotContains(t, string(raw), "read_only\",\"action\":\"*\"", "arguments must not be audited")
+	require.Contains(t, string(raw), `"notes":["adds: Sensitive calls of interact.upload on every site are refused outright`)
+	require.NotContains(t, string(raw), `"timeout_ms"`, "arguments are not audited")
 }
 
 func TestWaitingCallResumesOnApproval(t *testing.T) {
@@ -254,6 +267,9 @@ func TestEveryGatedModeWaitsForTheUser(t *testing.T) {
 			if op, ok := args["op"].(string); ok && readOnlyOp[op] {
 				args["op"] = mutatingOp(m)
 			}
+			if m.Key() == "configure.redaction" {
+				args["pattern"] = "acct-[0-9]+"
+			}
 			_, terr := call(t, cs, tl.Name, args)
 			require.NotNil(t, terr, "%s ran without the user's approval", m.Key())
 			switch terr.Code {
@@ -285,4 +301,34 @@ func mutatingOp(m *tools.Mode) string {
 		}
 	}
 	return "set"
+}
+
+// The guards are the user's: an agent cannot loosen the policy or remove
+// a redaction pattern, approval or not; nothing is asked, nothing saved.
+func TestAgentCannotLoosenTheGuards(t *testing.T) {
+	s := daemon(t)
+	cs := client(t, s)
+	loosen := map[string]any{"what": "policy", "op": "set", "timeout_ms": 50,
+		"rules": map[string]any{"rules": []any{map[string]any{"effect": "allow", "class": "*", "action": "*", "origin": "*"}}}}
+	_, terr := call(t, cs, "configure", loosen)
+	require.NotNil(t, terr)
+	require.Equal(t, safety.CodeUserOnly, terr.Code, terr.Message)
+	require.Contains(t, terr.Message, "gasoline-host policy")
+	_, terr = call(t, cs, "configure", map[string]any{"what": "redaction", "op": "remove_pattern", "pattern": "user_1", "timeout_ms": 50})
+	require.NotNil(t, terr)
+	require.Equal(t, safety.CodeUserOnly, terr.Code, terr.Message)
+	require.Contains(t, terr.Message, "gasoline-host redaction remove 'user_1'")
+	require.Empty(t, s.Approvals().Pending(""), "nothing was put to the user")
+	_, err := os.Stat(filepath.Join(s.cfg.Dir, "policy.json"))
+	require.True(t, os.IsNotExist(err), "nothing was saved")
+
+	// Tightening is asked, with the exact change.
+	_, terr = call(t, cs, "configure", setPolicy)
+	require.Equal(t, approval.CodeRequired, terr.Code)
+	p := s.Approvals().Pending("")
+	require.Len(t, p, 1)
+	require.Equal(t, "change the approval policy: add 1 rule (each below)", p[0].Target)
+	require.Equal(t, []string{"adds: Sensitive calls of interact.upload on every site are refused outright (deny sensitive interact.upload *)"}, p[0].Notes)
+	require.Contains(t, p[0].Detail, `"effect": "deny"`)
+	require.False(t, p[0].SiteGrantable, "a change of the guards is approved every time")
 }

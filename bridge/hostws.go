@@ -33,7 +33,7 @@ func (s *Server) handleHostWS(w http.ResponseWriter, r *http.Request) {
 	hostVersion := r.Header.Get("X-Gasoline-Version")
 	s.log.Info("native host connected", "host_version", hostVersion, "remote", r.RemoteAddr)
 
-	l := extlink.New(wsConn{c}, extlink.Options{
+	l := extlink.New(wsConn{c, s.touch}, extlink.Options{
 		Version: s.cfg.Version,
 		Logger:  s.log,
 		OnReady: func(l *extlink.Link) {
@@ -80,7 +80,7 @@ func (s *Server) onExtensionEvent(l *extlink.Link, ev extlink.Event) {
 		// buffers already hold it.
 		s.browser.event(ev.Method, tab, p.SessionID, p.Method, p.Params, nil)
 		s.router.Dispatch(tab, p.SessionID, p.Method, p.Params)
-	case "tabs.removed", "cdp.detached", "cdp.attached", "tabs.ungrouped", "tabs.grouped", "tabs.replaced", "tabs.updated":
+	case "tabs.removed", "cdp.detached", "cdp.attached", "tabs.ungrouped", "tabs.grouped", "tabs.replaced", "tabs.updated", "tabs.opened":
 		params, err := browsers.Globalize(slot, ev.Params)
 		var p struct {
 			TabID int `json:"tab_id"`
@@ -113,10 +113,17 @@ func (s *Server) onExtensionEvent(l *extlink.Link, ev extlink.Event) {
 }
 
 // wsConn adapts a WebSocket to extlink.Conn (one message per text frame).
-type wsConn struct{ c *websocket.Conn }
+// touch, when set, marks activity for each message read (release.go).
+type wsConn struct {
+	c     *websocket.Conn
+	touch func()
+}
 
 func (w wsConn) Read(ctx context.Context) ([]byte, error) {
 	_, b, err := w.c.Read(ctx)
+	if w.touch != nil {
+		w.touch()
+	}
 	return b, err
 }
 

@@ -28,7 +28,7 @@ func TestHostWriteSurvivesCancelledCaller(t *testing.T) {
 			return
 		}
 		defer c.CloseNow()
-		conn := wsConn{c}
+		conn := wsConn{c: c}
 		firstErr <- conn.Write(callCtx, big)
 		secondErr <- conn.Write(context.Background(), []byte("still here"))
 		<-c.CloseRead(context.Background()).Done() // the client went (a hijacked request's context never ends)

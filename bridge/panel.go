@@ -38,7 +38,7 @@ func (s *Server) registerAgent(ctx context.Context, m *mcpserver.Server) error {
 	a.gen.Register(m)
 	p, err := panel.New(ctx, panel.Config{Dir: s.cfg.Dir, Version: s.cfg.Version, Server: m, Approvals: s.safe.Approvals,
 		Policy: s.safe.Policy, Tabs: b.tabs, Egress: s.safe.Egress(), PolicyVersion: s.safe.PolicyVersion,
-		Broadcast: s.links.Broadcast, Status: s.panelStatus, Export: a.export, Logger: s.log})
+		Broadcast: s.links.Broadcast, Status: s.panelStatus, Export: a.export, Remotes: s.remotes, Logger: s.log})
 	if err != nil {
 		return err
 	}

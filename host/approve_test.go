@@ -27,7 +27,8 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // pendingRequest makes a gated call that times out waiting for the user and
-// returns its request id.
+// returns its request id. The client stays connected until the test ends:
+// a session that ends withdraws its pending requests.
 func pendingRequest(t *testing.T, e env) string {
 	mustState(t, e)
 	tok, err := creds.Load(e.home, creds.Agent)
@@ -36,7 +37,7 @@ func pendingRequest(t *testing.T, e env) string {
 		HTTPClient: &http.Client{Transport: bearerRT{tok}}, DisableStandaloneSSE: true}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(t.Context(), tr, nil)
 	require.NoError(t, err)
-	defer cs.Close()
+	t.Cleanup(func() { cs.Close() })
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "configure", Arguments: map[string]any{
 		"what": "policy", "op": "set", "timeout_ms": 20, "rules": map[string]any{"rules": []any{}}}})
 	require.NoError(t, err)

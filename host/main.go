@@ -17,10 +17,12 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/approvecli"
 	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/doctor"
+	"github.com/gasoline-mcp/gasoline/internal/guardcli"
 	"github.com/gasoline-mcp/gasoline/internal/install"
 	"github.com/gasoline-mcp/gasoline/internal/mcpconfig"
 	"github.com/gasoline-mcp/gasoline/internal/mcprelay"
 	"github.com/gasoline-mcp/gasoline/internal/nativehost"
+	"github.com/gasoline-mcp/gasoline/internal/remote"
 	"github.com/gasoline-mcp/gasoline/internal/service"
 	"github.com/gasoline-mcp/gasoline/internal/version"
 )
@@ -45,8 +47,12 @@ modes:
   service install|uninstall|start|stop|status
   mcp-config --client claude|codex|gemini|cursor
   token [print|rotate]          print or replace the agent (MCP) credential
+  remote add NAME [--tools …] [--origins …] [--ttl …] | list | revoke NAME
+                                an agent on another machine, over an SSH forward
   doctor                        check every part and name the fix for each failure
   approve|deny <request_id>     decide a pending approval
+  policy [add|remove|reset …]   show or change the approval rules (yours alone: agents may only tighten them)
+  redaction [add|remove …]      show or change the redaction patterns (yours alone to remove)
   version                       print the version
 `
 
@@ -76,12 +82,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return service.Main(ctx, rest, stdout, stderr)
 	case mode == "token":
 		return creds.Main(ctx, rest, stdout, stderr)
+	case mode == "remote":
+		return remote.Main(ctx, rest, stdin, stdout, stderr)
 	case mode == "mcp-config":
 		return mcpconfig.Main(ctx, rest, stdout, stderr)
 	case mode == "doctor":
 		return doctor.Main(ctx, rest, stdout, stderr)
 	case mode == "approve" || mode == "deny":
 		return approvecli.Main(ctx, mode == "deny", rest, stdin, stdout, stderr)
+	case mode == "policy" || mode == "redaction":
+		return guardcli.Main(ctx, mode == "redaction", rest, stdin, stdout, stderr)
 	case mode == "version" || mode == "--version":
 		fmt.Fprintln(stdout, version.Version)
 		return nil

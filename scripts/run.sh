@@ -148,6 +148,7 @@ fi
 set -- --user-data-dir="$profile" \
 	--load-extension="$ext" --disable-extensions-except="$ext" \
 	--disable-features=DisableLoadExtensionCommandLineSwitch,NetworkTimeServiceQuerying \
+	--enable-features=WebMCP \
 	--no-first-run --no-default-browser-check --disable-background-networking \
 	--disable-component-update --disable-sync --disable-quic --disable-default-apps \
 	--disable-domain-reliability --disable-client-side-phishing-detection \

@@ -49,8 +49,9 @@ export async function health(port) {
 }
 
 // start brings the chain up and returns what the MCP client needs (env)
-// plus stop(). tmp is the run's scratch folder.
-export async function start({ repo, tmp }) {
+// plus stop(). tmp is the run's scratch folder; policy is written as
+// policy.json (null: none, Gasoline's default policy asks the user).
+export async function start({ repo, tmp, policy = LOCAL_DEV_POLICY }) {
   const host = build(repo);
   const home = fs.mkdtempSync(path.join(tmp, 'gasoline-home-'));
   const udd = fs.mkdtempSync(path.join(tmp, 'gasoline-udd-'));
@@ -61,11 +62,11 @@ export async function start({ repo, tmp }) {
     ['install', '--browser', 'chromium', '--user-data-dir', udd],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  fs.writeFileSync(
-    path.join(home, 'policy.json'),
-    JSON.stringify(LOCAL_DEV_POLICY),
-    { mode: 0o600 },
-  );
+  if (policy) {
+    fs.writeFileSync(path.join(home, 'policy.json'), JSON.stringify(policy), {
+      mode: 0o600,
+    });
+  }
   const browser = launch({
     udd,
     extDir: path.join(repo, 'extension'),

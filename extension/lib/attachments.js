@@ -46,6 +46,7 @@ export class Attachments {
     this.tabs = new Map(); // tabId -> Promise<void> of the attach
     this.canceled = new Set(); // tabIds the user cancelled debugging on
     this.detaches = new Map(); // tabId -> {count, reattach}
+    this.restricted = new Map(); // tabId -> why its page is off-limits
   }
 
   /** Restores the persisted cancelled tabs. */
@@ -97,6 +98,8 @@ export class Attachments {
     if (this.canceled.has(tabId)) {
       return Promise.reject(canceledByUser(tabId));
     }
+    const why = this.restricted.get(tabId);
+    if (why) return Promise.reject(restrictedPage(tabId, why));
     let p = this.tabs.get(tabId);
     if (p) return p;
     p = this.attach(tabId);
@@ -111,7 +114,7 @@ export class Attachments {
     const tab = await this.tabsApi.get(tabId);
     if (tab.discarded) throw tabUnloaded(tabId, 'discarded');
     for (const url of [tab.url, tab.pendingUrl]) {
-      const why = restrictedReason(url, this.selfId);
+      const why = restrictedReason(url);
       if (why) throw restrictedPage(tabId, why);
     }
     try {
@@ -149,6 +152,19 @@ export class Attachments {
     }
   }
 
+  /**
+   * The tab's URL changed (chrome.tabs.onUpdated). A page no agent may
+   * drive (restricted.js) refuses every command from now on, until the tab
+   * shows an allowed page again.
+   * @returns {string | null} why the new page is off-limits, or null
+   */
+  urlChanged(tabId, url) {
+    const why = restrictedReason(url);
+    if (why) this.restricted.set(tabId, why);
+    else this.restricted.delete(tabId);
+    return why;
+  }
+
   /** Forgets the attachment of tabId (a command saw it detached). */
   forget(tabId) {
     this.tabs.delete(tabId);
@@ -158,6 +174,7 @@ export class Attachments {
   removed(tabId) {
     this.tabs.delete(tabId);
     this.detaches.delete(tabId);
+    this.restricted.delete(tabId);
     if (this.canceled.delete(tabId)) this.persist();
   }
 

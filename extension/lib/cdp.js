@@ -9,6 +9,7 @@ import {
   badRequest,
   canceledByUser,
   mapChromeError,
+  restrictedPage,
   tabGoneTwice,
   targetClosed,
 } from './errors.js';
@@ -18,6 +19,7 @@ import {
   SEND_TIMEOUT_MAX_MS,
 } from './inflight.js';
 import * as need from './params.js';
+import { navigationRefused } from './restricted.js';
 
 export class CdpMethods {
   /**
@@ -129,6 +131,10 @@ export class CdpMethods {
         max: SEND_TIMEOUT_MAX_MS,
       }) ?? SEND_TIMEOUT_DEFAULT_MS;
     this.inflight.check(tabId, sessionId, method);
+    if (method === 'Page.navigate') {
+      const why = navigationRefused(params.url);
+      if (why) throw restrictedPage(tabId, why);
+    }
     const target = sessionId ? { tabId, sessionId } : { tabId };
     const att = this.attachments;
     const reattach = !att.isCanceled(tabId) && att.takeReattach(tabId);

@@ -24,6 +24,8 @@ export const PANEL_METHODS = Object.freeze([
   'panel.tab',
   'panel.share',
   'panel.unshare',
+  'remotes.list',
+  'remotes.revoke',
   'daemon.start', // served by the native host: the Start button
   ...TERM_METHODS,
 ]);

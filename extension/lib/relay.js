@@ -134,10 +134,55 @@ export class Relay {
     this.cdp.inflight.recovered(removed);
   }
 
+  /**
+   * chrome.tabs.onCreated: a tab that a tab of ours opened is reported
+   * (tabs.opened) and followed from now on; the user's other tabs are not.
+   * Chrome puts a tab opened from a grouped tab into that group, so a tab
+   * born in one of our groups is a session's popup; its openerTabId is
+   * sent only when it names a tab of ours (Chrome names the active tab as
+   * the opener of a popup of a background tab).
+   * @returns {{tab_id: number, url: string, opener_tab_id?: number, group_id?: number} | null}
+   */
+  created(tab) {
+    const opener = tab?.openerTabId;
+    const byOpener = Number.isInteger(opener) && this.watch.known.has(opener);
+    const inGroup = this.watch.groups.has(tab?.groupId);
+    if (!byOpener && !inGroup) return null;
+    this.watch.know(tab.id);
+    if (inGroup) this.watch.join(tab.groupId, [tab.id]);
+    const p = { tab_id: tab.id, url: tab.pendingUrl || tab.url || '' };
+    if (byOpener) p.opener_tab_id = opener;
+    if (inGroup) p.group_id = tab.groupId;
+    return p;
+  }
+
   /** chrome.tabs.onUpdated */
   updated(tabId, change) {
     if (change.status === 'loading') this.cdp.inflight.recovered(tabId);
+    if (typeof change.url === 'string') this.urlChanged(tabId, change.url);
     this.watch.updated(tabId, change);
+  }
+
+  /**
+   * A tab went to a page no agent may drive (a file: page, an extension's
+   * page, a browser page): its debugger is detached at once and every
+   * command on it is refused until it shows an allowed page again.
+   */
+  urlChanged(tabId, url) {
+    const why = this.attachments.urlChanged(tabId, url);
+    if (!why || !this.attachments.has(tabId)) return;
+    this.idle.clear(tabId);
+    this.attachments
+      .detach(tabId)
+      .then((was) => {
+        if (!was) return;
+        this.log(`detached from tab ${tabId}: it shows ${why}`);
+        this.notify('cdp.detached', {
+          tab_id: tabId,
+          reason: 'restricted_page',
+        });
+      })
+      .catch(() => {}); // closed meanwhile; tabs.removed tells the daemon
   }
 
   /** Inspector.targetCrashed: fail the page's commands now, not never. */

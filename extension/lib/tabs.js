@@ -2,8 +2,9 @@
 // create (optionally into a group, optionally waiting for the load), close,
 // activate, group and ungroup.
 
-import { badRequest, mapChromeError } from './errors.js';
+import { ProtocolError, badRequest, mapChromeError } from './errors.js';
 import * as need from './params.js';
+import { navigationRefused } from './restricted.js';
 import { NO_GROUP } from './tabwatch.js';
 
 export const LOAD_TIMEOUT_DEFAULT_MS = 15_000;
@@ -89,6 +90,13 @@ export class TabMethods {
 
   async create(p) {
     const url = need.string(p, 'url');
+    const why = navigationRefused(url);
+    if (why) {
+      throw new ProtocolError(
+        'restricted_page',
+        `no tab is opened on ${why}: no agent may drive such a page`,
+      );
+    }
     const active = need.boolean(p, 'active', false);
     const groupId = need.integer(p, 'group_id', {
       optional: true,

@@ -42,6 +42,14 @@ export function wire(api, relay, notify, log = () => {}) {
     relay.updated(tabId, change);
   });
 
+  // A tab that a tab of ours opened (a link with a target, window.open, a
+  // middle-click): the daemon gives it to the opener's session. The
+  // user's other tabs opening tabs are never reported.
+  api.tabs.onCreated.addListener((tab) => {
+    const p = relay.created(tab);
+    if (p) notify('tabs.opened', p);
+  });
+
   api.tabs.onReplaced.addListener((added, removed) => {
     relay.replaced(added, removed);
     log(`tab ${removed} was replaced by tab ${added}`);

@@ -107,7 +107,7 @@ function fact(doc, dl, label, key) {
 function buildPrompt(doc, vm, decide) {
   const li = el(doc, 'li', 'prompt');
   li.dataset.requestId = vm.id;
-  const asks = el(doc, 'p', 'asks', 'Your agent asks to:');
+  const asks = el(doc, 'p', 'asks', vm.asks ?? 'Your agent asks to:');
   const describe = el(doc, 'p', 'describe');
   describe.dataset.field = 'describe';
   const head = el(doc, 'h3', 'action');
@@ -117,12 +117,26 @@ function buildPrompt(doc, vm, decide) {
   target.dataset.field = 'target';
   const steps = el(doc, 'ol', 'steps');
   steps.setAttribute('aria-label', 'Every step it will run');
+  const notes = el(doc, 'ul', 'notes');
+  notes.setAttribute('aria-label', 'What to weigh');
+  // The whole script, address or policy: never cut, scrollable, reachable
+  // with the keyboard.
+  const detail = el(doc, 'div', 'detail');
+  const detailLabel = el(doc, 'p', 'detail-label');
+  detailLabel.dataset.field = 'detailLabel';
+  detailLabel.id = `prompt-${vm.id}-detail`;
+  const detailText = el(doc, 'pre', 'detail-text');
+  detailText.dataset.field = 'detail';
+  detailText.tabIndex = 0;
+  detailText.setAttribute('aria-labelledby', detailLabel.id);
+  detail.append(detailLabel, detailText);
   const warning = el(doc, 'p', 'warning');
   warning.dataset.field = 'warning';
   warning.setAttribute('role', 'note');
   const dl = el(doc, 'dl', 'facts');
   fact(doc, dl, 'Kind', 'kind');
   fact(doc, dl, 'Tab', 'tab');
+  const pageRow = fact(doc, dl, 'Tab shows', 'page');
   fact(doc, dl, 'Origin', 'origin');
   fact(doc, dl, 'Asked by', 'who');
   const reasonRow = fact(doc, dl, 'Why', 'reason');
@@ -173,7 +187,9 @@ function buildPrompt(doc, vm, decide) {
     describe,
     head,
     target,
+    notes,
     steps,
+    detail,
     warning,
     dl,
     actions,
@@ -190,9 +206,13 @@ function buildPrompt(doc, vm, decide) {
     siteBtn,
     minutes,
     reasonRow,
+    pageRow,
     scopeNote,
     steps,
+    notes,
+    detail,
     shownSteps: '',
+    shownNotes: '',
   };
 }
 
@@ -211,6 +231,14 @@ function updatePrompt(p, vm) {
     p.steps.replaceChildren(...vm.steps.map((s) => el(p.doc, 'li', 'step', s)));
   }
   p.steps.hidden = vm.steps.length === 0;
+  const notes = JSON.stringify(vm.notes);
+  if (notes !== p.shownNotes) {
+    p.shownNotes = notes;
+    p.notes.replaceChildren(...vm.notes.map((s) => el(p.doc, 'li', 'note', s)));
+  }
+  p.notes.hidden = vm.notes.length === 0;
+  p.detail.hidden = !vm.detail;
+  for (const e of p.pageRow) e.hidden = !vm.page;
   p.li.classList.toggle('sensitive', vm.sensitive);
   const note = p.scopeNote;
   note.textContent = vm.siteGrantable

@@ -7,6 +7,7 @@ import { bind, renderer } from './dom.js';
 import { bindTerminal, wireTerminal } from './terminaldom.js';
 import { PROFILE_KEY, cleanProfile } from '../lib/identity.js';
 import { ShareCard, bindShare, wireBrowserName } from './share.js';
+import { RemotesCard, bindRemotes } from './remotes.js';
 
 const CONVERSATION_KEY = 'panel.conversation';
 
@@ -91,3 +92,9 @@ wireBrowserName(shareEls, {
   get: async () => (await chrome.storage.local.get(PROFILE_KEY))[PROFILE_KEY],
   set: (v) => chrome.storage.local.set({ [PROFILE_KEY]: cleanProfile(v) }),
 });
+
+// Agents on other machines: listed with what each may do, revocable.
+new RemotesCard({
+  client: controller.client,
+  els: bindRemotes(document),
+}).start();

@@ -12,30 +12,6 @@ export const BADGE_LABELS = Object.freeze({
   error: 'Error',
 });
 
-/** Plain words for the gated actions (SAFETY.md "Classification"). */
-const DESCRIPTIONS = Object.freeze({
-  'interact.navigate': 'Go to another page in a tab',
-  'interact.refresh': 'Reload the page',
-  'interact.back': 'Go back in the tab’s history',
-  'interact.forward': 'Go forward in the tab’s history',
-  'interact.click': 'Click on the page',
-  'interact.type': 'Type text into the page',
-  'interact.fill_form': 'Fill in a form',
-  'interact.select': 'Choose an option in a list',
-  'interact.check': 'Tick or untick a checkbox',
-  'interact.key_press': 'Press keys on the page',
-  'interact.drag': 'Drag something on the page',
-  'interact.new_tab': 'Open a new tab',
-  'interact.close_tab': 'Close a tab',
-  'interact.handle_dialog': 'Answer a dialog the page opened',
-  'interact.batch': 'Run several page actions in a row',
-  'interact.execute_js': 'Run its own JavaScript in the page',
-  'interact.upload': 'Upload a file from this computer',
-  'configure.policy': 'Change which actions need your approval',
-  'configure.redaction': 'Change what Gasoline hides from the agent',
-  'configure.clear': 'Clear the data Gasoline captured',
-});
-
 const CLASSES = Object.freeze({
   mutating: 'mutating (makes a change)',
   sensitive: 'sensitive (can reach your data or files)',
@@ -84,13 +60,24 @@ function tabText(scope) {
   return Number.isInteger(id) && id > 0 ? `tab:${id}` : 'not tied to a tab';
 }
 
+// The daemon names a session by its client and a handle (s_…) that
+// resumes nothing; the panel never receives a session's id.
 function whoText(req) {
   const client = req.client_name ?? req.client;
-  const session = req.session_id ? `session ${req.session_id}` : NONE;
-  return typeof client === 'string' && client
-    ? `${client} (${session})`
-    : session;
+  const session = req.session ? `session ${req.session}` : NONE;
+  const named =
+    typeof client === 'string' && client ? `${client} (${session})` : session;
+  return req.remote ? `${named}, a remote agent` : named;
 }
+
+/** Who the prompt says asks: a remote agent by its name. */
+function askerText(req) {
+  return typeof req.remote === 'string' && req.remote
+    ? `${req.remote} asks to:`
+    : 'Your agent asks to:';
+}
+
+const str = (v) => (typeof v === 'string' ? v : '');
 
 /** One approval prompt. */
 export function promptView(req, model, now) {
@@ -99,9 +86,19 @@ export function promptView(req, model, now) {
   return {
     id: req.request_id,
     action: req.action ?? NONE,
-    describe: DESCRIPTIONS[req.action] ?? 'Run an action in the browser',
+    // The mode's own words come from the daemon (internal/gate/words.go,
+    // the one place they live); a request without them names its mode.
+    describe: str(req.describe) || `Call ${req.action ?? 'an unnamed mode'}`,
     // The target, unless it only repeats the action.
     target: req.target && req.target !== req.action ? req.target : '',
+    // What to weigh: whether it leaves the site, what data it carries,
+    // what a policy change lets run.
+    notes: Array.isArray(req.notes) ? req.notes.map(String) : [],
+    // The whole script, address or policy: shown whole, scrollable.
+    detail: str(req.detail),
+    detailLabel: str(req.detail_label) || 'In full',
+    // The tab as the browser names it, never as the page's script does.
+    page: req.page ? `“${str(req.page.title)}” — ${str(req.page.url)}` : '',
     // The session read page text that looked like instructions to an AI.
     warning: typeof req.page_warning === 'string' ? req.page_warning : '',
     kind: CLASSES[req.class] ?? req.class ?? NONE,
@@ -109,6 +106,7 @@ export function promptView(req, model, now) {
     tab: tabText(req.scope),
     origin: req.scope?.origin || 'no page (browser-wide)',
     who: whoText(req),
+    asks: askerText(req),
     reason: req.reason ?? '',
     timeLeft: left,
     expired: left === 'expired',
@@ -129,7 +127,7 @@ export function grantsView(model, now) {
       id: g.grant_id,
       origin: g.origin || NONE,
       kind: CLASSES[g.class] ?? g.class ?? NONE,
-      who: g.session_id ? `session ${g.session_id}` : NONE,
+      who: whoText(g),
       timeLeft: timeLeft(g.expires_at, now),
       busy: model.revoking.has(g.grant_id),
     }));

@@ -33,6 +33,7 @@ export function fakeChrome() {
   let nextGroup = 1;
   const onUpdated = new FakeEvent();
   const onRemoved = new FakeEvent();
+  const onCreated = new FakeEvent();
   const onReplaced = new FakeEvent();
   const groupRemoved = new FakeEvent();
   const onEvent = new FakeEvent();
@@ -90,6 +91,19 @@ export function fakeChrome() {
       attached.delete(id);
       onDetach.emit({ tabId: id }, reason);
     },
+    /** The page in tab opener opens a tab (a link with a target, window.open). */
+    open(opener, props = {}) {
+      const id = c.addTab({
+        url: '',
+        pendingUrl: 'http://a/popup',
+        title: '',
+        status: 'loading',
+        openerTabId: opener,
+        ...props,
+      });
+      onCreated.emit({ ...tabs.get(id) });
+      return id;
+    },
     /** The browser swaps tab id for a new one (a discard, or undoing one). */
     swap(id, props) {
       const t = { ...tabOf(id) };
@@ -105,6 +119,7 @@ export function fakeChrome() {
     },
     tabs: {
       onUpdated,
+      onCreated,
       onRemoved,
       onReplaced,
       reload: async (id) => {

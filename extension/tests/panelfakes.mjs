@@ -207,9 +207,10 @@ export class FakePanelPort {
 /** A pending approval request as approvals.list lists it. */
 export const clickRequest = (id = 'req_1', extra = {}) => ({
   request_id: id,
-  session_id: 'sess_abc',
+  session: 's_abc',
   action: 'interact.click',
   class: 'mutating',
+  describe: 'Click on the page',
   scope: { tab_id: 7, origin: 'https://shop.example' },
   target: 'button "Pay now" on https://shop.example/checkout',
   created_at: '2030-01-01T00:00:00Z',

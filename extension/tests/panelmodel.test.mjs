@@ -16,7 +16,7 @@ const STATUS = (http = 1, extra = {}) => ({
 });
 const req = (id, extra = {}) => ({
   request_id: id,
-  session_id: 's1',
+  session: 's_1',
   action: 'interact.click',
   scope: { tab_id: 7, origin: 'https://shop.example' },
   target: 'button "Pay now" on https://shop.example/checkout',

@@ -3,7 +3,7 @@ import test from 'node:test';
 
 import { AUTO_ATTACH } from '../lib/attachments.js';
 import { MAX_EVENT_BYTES, cdpDetached, cdpEvent } from '../lib/relay.js';
-import { count } from './fakechrome.mjs';
+import { SELF_ID, count } from './fakechrome.mjs';
 import { evaluate, setup } from './harness.mjs';
 
 test('concurrent cdp.send on one tab attaches once', async () => {
@@ -133,8 +133,11 @@ test('restricted pages are refused by URL, pending URL included', async () => {
     [{ url: 'https://chromewebstore.google.com/detail/x' }, /Web Store/],
     [
       { url: 'chrome-extension://abcdefghijklmnopabcdefghijklmnop/p.html' },
-      /another extension/,
+      /an extension's page/,
     ],
+    [{ url: `chrome-extension://${SELF_ID}/sidepanel.html` }, /extension's/],
+    [{ url: 'file:///home/u/.gasoline/credentials/approver.token' }, /file:/],
+    [{ url: 'http://a/', pendingUrl: 'file:///etc/passwd' }, /file:/],
   ];
   for (const [props, message] of cases) {
     const { c, relay } = setup();
@@ -148,6 +151,50 @@ test('restricted pages are refused by URL, pending URL included', async () => {
   const { c, relay } = setup();
   c.tabsMap.get(5).url = 'about:blank';
   await relay.handle('cdp.send', evaluate(5));
+});
+
+test('a tab that goes to a page no agent may drive is detached and refused', async () => {
+  const { c, relay, sent } = setup();
+  await relay.handle('cdp.send', evaluate(5));
+  assert.equal(relay.attachments.has(5), true);
+  c.update(5, { url: `chrome-extension://${SELF_ID}/sidepanel.html` });
+  await assert.rejects(relay.handle('cdp.send', evaluate(5)), {
+    code: 'restricted_page',
+    message: /tab 5: it shows an extension's page/,
+  });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(count(c.calls, 'detach'), 1, 'its debugger was detached');
+  assert.deepEqual(sent('cdp.detached').at(-1), {
+    tab_id: 5,
+    reason: 'restricted_page',
+  });
+  c.update(5, { url: 'http://a/again' });
+  assert.equal((await relay.handle('cdp.send', evaluate(5))).result.value, '1');
+});
+
+test('Page.navigate to a page no agent may drive is refused', async () => {
+  const { c, relay } = setup();
+  for (const url of [
+    'file:///etc/passwd',
+    'javascript:alert(1)',
+    'view-source:http://a/',
+    `chrome-extension://${SELF_ID}/sidepanel.html`,
+    'about:srcdoc',
+  ]) {
+    await assert.rejects(
+      relay.handle('cdp.send', {
+        tab_id: 5,
+        method: 'Page.navigate',
+        params: { url },
+      }),
+      { code: 'restricted_page' },
+      url,
+    );
+  }
+  assert.equal(
+    c.calls.filter((x) => x[0] === 'send' && x[2] === 'Page.navigate').length,
+    0,
+  );
 });
 
 test("Chrome's own refusal is still mapped", async () => {

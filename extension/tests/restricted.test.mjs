@@ -1,8 +1,26 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import test from 'node:test';
 
-import { restrictedReason } from '../lib/restricted.js';
+import { navigationRefused, restrictedReason } from '../lib/restricted.js';
 import { SELF_ID } from './fakechrome.mjs';
+
+// The daemon's one definition of where an agent may go
+// (internal/scheme/testdata/cases.json): the extension refuses the same
+// pages.
+const shared = JSON.parse(
+  readFileSync(
+    new URL('../../internal/scheme/testdata/cases.json', import.meta.url),
+    'utf8',
+  ),
+);
+
+test('mirrors the daemon: the same pages are off-limits', () => {
+  for (const c of shared.cases) {
+    const why = restrictedReason(c.url);
+    assert.equal(why === null, c.page, `restrictedReason(${c.url}) = ${why}`);
+  }
+});
 
 test('names why a page cannot be debugged', () => {
   const cases = [
@@ -21,12 +39,17 @@ test('names why a page cannot be debugged', () => {
     ['http://CHROME.google.com/webstore/', /Web Store/],
     [
       'chrome-extension://abcdefghijklmnopabcdefghijklmnop/x.html',
-      /another extension/,
+      /an extension's page/,
     ],
+    [`chrome-extension://${SELF_ID}/sidepanel.html`, /an extension's page/],
     ['view-source:https://example.com/?token=s3cret', /^a view-source: page$/],
+    ['file:///home/u/.gasoline/credentials/approver.token', /a file: URL/],
+    ['data:text/html,s3cret', /^a data: URL$/],
+    ['javascript:alert(1)', /^a javascript: URL$/],
+    ['not a url', /not a full URL/],
   ];
   for (const [url, want] of cases) {
-    const got = restrictedReason(url, SELF_ID);
+    const got = restrictedReason(url);
     assert.match(got ?? 'null', want, url);
     assert.doesNotMatch(got, /s3cret/, 'never the URL itself');
   }
@@ -41,13 +64,17 @@ test('lets ordinary and allowed pages through', () => {
     'about:blank',
     'about:blank#x',
     'about:srcdoc',
-    'data:text/html,hi',
-    'file:///tmp/x.html',
-    `chrome-extension://${SELF_ID}/panel.html`,
+    'blob:https://example.com/0b7f1c3e-1111-2222-3333-444455556666',
     '',
     undefined,
-    'not a url',
   ]) {
-    assert.equal(restrictedReason(url, SELF_ID), null, String(url));
+    assert.equal(restrictedReason(url), null, String(url));
   }
+});
+
+test('a tab is never navigated to a frame-only page', () => {
+  assert.match(navigationRefused('about:srcdoc'), /not an http/);
+  assert.match(navigationRefused('file:///etc/passwd'), /a file: URL/);
+  assert.equal(navigationRefused('about:blank'), null);
+  assert.equal(navigationRefused('https://example.com/'), null);
 });

@@ -48,9 +48,17 @@ test('tabs.create opens a background tab', async () => {
     status: 'loading',
     group_id: -1,
   });
-  await assert.rejects(relay.handle('tabs.create', { url: 'devtools://x' }), {
-    code: 'cdp_error',
-  });
+  const before = c.calls.length;
+  for (const url of [
+    'devtools://x',
+    'file:///etc/passwd',
+    'data:text/html,x',
+  ]) {
+    await assert.rejects(relay.handle('tabs.create', { url }), {
+      code: 'restricted_page',
+    });
+  }
+  assert.equal(c.calls.length, before, 'Chrome was never asked');
 });
 
 test('tabs.activate', async () => {

@@ -40,6 +40,7 @@ func (a *act) collect(ctx context.Context, probed bool, before pageState) {
 	w := a.w
 	ch.Navigated = w.navigated
 	ch.Dialogs = append(ch.Dialogs, w.dialogs...)
+	a.res.WindowsOpened = w.windowOpens
 	errs, failed := w.errors, w.failed
 	navURL := w.url
 	dialogOpen := len(ch.Dialogs) > 0 && ch.Dialogs[len(ch.Dialogs)-1].Open

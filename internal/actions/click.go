@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -40,7 +41,56 @@ func (a *act) doClick(ctx context.Context, args ClickArgs) error {
 	}
 	a.settle()
 	err = a.click(ctx, x, y, m)
+	if err == nil {
+		err = a.settleAnimations(ctx)
+	}
 	return a.done(err, desc, verb+" "+desc)
+}
+
+// clickSettle bounds the wait for what a click set moving.
+const clickSettle = 600 * time.Millisecond
+
+// settleJS resolves once no finite CSS transition or animation runs in
+// the document (a dialog fading in, a menu sliding open: Bootstrap shows a
+// modal when its backdrop's fade ends, so it waits out a chain), or at the
+// bound. Infinite ones (spinners) are not waited for. Event-driven: the
+// animations' finished promises and message-channel hops, no timers but
+// the bound.
+const settleJS = `async function (bound) {
+  const end = performance.now() + bound;
+  const hop = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); });
+  const running = () => document.getAnimations().filter((x) => x.playState === 'running' && Number.isFinite(x.effect?.getComputedTiming().endTime));
+  for (let quiet = 0; quiet < 2; ) {
+    const list = running();
+    if (!list.length) { quiet++; await hop(); continue; }
+    quiet = 0;
+    const left = end - performance.now();
+    if (left <= 0) return false;
+    let timer = 0;
+    await Promise.race([Promise.all(list.map((x) => x.finished.catch(() => {}))), new Promise((r) => { timer = setTimeout(r, left); })]);
+    clearTimeout(timer);
+  }
+  return true;
+}`
+
+// settleAnimations waits (bounded by clickSettle) for the transitions a
+// click started to end, so that the answer and the next snapshot see the
+// dialog or menu it opened as a person does once it stops moving. A page
+// that cannot be asked is not waited for; a JavaScript dialog that opens
+// meanwhile ends the wait (errDialogOpened, reported as the click's).
+func (a *act) settleAnimations(ctx context.Context) error {
+	ec, _, err := a.world(ctx, "", "")
+	if err != nil {
+		return nil
+	}
+	err = a.blocking(ctx, func(ctx context.Context) error {
+		var done bool
+		return callValue(ctx, a.s, jsCall{fn: settleJS, context: ec, args: []any{clickSettle.Milliseconds()}, await: true}, &done)
+	})
+	if errors.Is(err, errDialogOpened) {
+		return err
+	}
+	return nil
 }
 
 // done sets the answer of a pointer or key action; a dialog it opened is
@@ -112,7 +162,11 @@ func (a *act) aim(ctx context.Context, t Target, hit bool) (x, y float64, desc s
 		if err != nil {
 			return 0, 0, "", err
 		}
-		return x, y, fmt.Sprintf("%s at (%g, %g)", describeBackend(ctx, a.s, h.BackendNodeID), x, y), nil
+		what := describeBackend(ctx, a.s, h.BackendNodeID)
+		if what == "" {
+			what = "the page"
+		}
+		return x, y, fmt.Sprintf("%s at (%g, %g)", what, x, y), nil
 	}
 	el, p, err := a.resolvePrep(ctx, t, true, true)
 	if err != nil {

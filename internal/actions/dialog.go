@@ -2,10 +2,13 @@ package actions
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
+
+	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
 // DialogArgs are handle_dialog's arguments.
@@ -43,4 +46,26 @@ func (e *Engine) HandleDialog(ctx context.Context, tab int, args DialogArgs) (*R
 		a.res.Message = verb + " " + what
 		return nil
 	})
+}
+
+// dialogBlocked turns a dialog that opened during a navigation (reload,
+// back, forward) into dialog_open: the page waits for its answer, so the
+// call ends at once rather than wait out its timeout. The wording is the
+// tab manager's (tabs.DialogOpen) for navigate.
+func (a *act) dialogBlocked(err error, doing string) error {
+	if !errors.Is(err, errDialogOpened) {
+		return err
+	}
+	d := a.w.lastDialog()
+	what := fmt.Sprintf("a %s dialog", d.Type)
+	if d.Message != "" {
+		what += fmt.Sprintf(" (%q)", d.Message)
+	}
+	advice := "answer it with handle_dialog (accept: true or false)"
+	if d.Type == string(page.DialogTypeBeforeunload) {
+		what += ", which asks whether to leave the page (it may have unsaved changes)"
+		advice = "handle_dialog accept:true leaves the page and lets the navigation go on, accept:false stays"
+	}
+	return &tools.Error{Code: CodeDialogOpen, NextAction: nextDialog,
+		Message: fmt.Sprintf("tab %d shows %s (it opened while %s); %s", a.tab, what, doing, advice)}
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/chromedp/cdproto/runtime"
+
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -32,11 +34,13 @@ type Args struct {
 	ToX        *float64 `json:"to_x,omitempty"`
 	ToY        *float64 `json:"to_y,omitempty"`
 	Files      []string `json:"files,omitempty"`
-	Script     string   `json:"script,omitempty"`
-	Accept     *bool    `json:"accept,omitempty"`
-	PromptText string   `json:"prompt_text,omitempty"`
-	State      string   `json:"state,omitempty"`
-	URL        string   `json:"url,omitempty"`
+	// FileContents are upload's files by content (upload_content.go).
+	FileContents []FileContent `json:"file_contents,omitempty"`
+	Script       string        `json:"script,omitempty"`
+	Accept       *bool         `json:"accept,omitempty"`
+	PromptText   string        `json:"prompt_text,omitempty"`
+	State        string        `json:"state,omitempty"`
+	URL          string        `json:"url,omitempty"`
 	// NetworkIdle (or state "network_idle") makes wait_for wait for no
 	// request in flight.
 	NetworkIdle bool    `json:"network_idle,omitempty"`
@@ -136,6 +140,9 @@ func (e *Engine) dispatch(ctx context.Context, tab int, what string, a Args) (*R
 	case "fill_form":
 		return e.FillForm(ctx, tab, FillArgs{Fields: a.Fields, Submit: a.Submit})
 	case "upload":
+		if len(a.FileContents) > 0 || len(a.Files) == 0 {
+			return e.UploadContents(ctx, tab, t, a.Files, a.FileContents) // upload_content.go
+		}
 		return e.Upload(ctx, tab, UploadArgs{Target: t, Files: a.Files})
 	case "drag":
 		to := Target{Ref: a.ToRef, Selector: a.ToSelector, X: a.ToX, Y: a.ToY, Frame: a.Frame}
@@ -256,27 +263,50 @@ func mergeChanges(into *Changes, c Changes) {
 	}
 }
 
-// Describe names what a target points at (button "Pay now") without
-// acting on it, for an approval prompt: a ref by what the snapshot that
-// issued it recorded, a selector by finding it in the tab's queue.
+// Describe names what a target points at as a person sees it, for an
+// approval prompt, without acting on it: its role and the text drawn in
+// it, and its accessible name too when that says something else —
+// `button showing "Transfer $5,000" (labelled "Close this dialog")`. The
+// element is found live in the tab's queue, a ref as a selector; a ref
+// whose element cannot be reached is named as its snapshot recorded it.
 func (e *Engine) Describe(ctx context.Context, tab int, t Target) (string, error) {
-	switch {
-	case t.isPoint():
+	if t.isPoint() {
 		return t.String(), nil
-	case t.Ref != "": // named by the snapshot that issued it, without a round trip
-		loc, err := e.cfg.Snapshots.Locate(tab, t.Ref)
-		if err != nil {
-			return "", err
-		}
-		return loc.Desc, nil
 	}
 	var desc string
 	_, err := e.run(ctx, tab, "describe", runOpts{}, func(ctx context.Context, a *act) error {
-		el, _, err := a.resolvePrep(ctx, t, false, false)
-		if err == nil {
-			desc = el.desc
-		}
+		d, err := a.seen(ctx, t)
+		desc = d
 		return err
 	})
+	if err != nil && t.Ref != "" {
+		if loc, lerr := e.cfg.Snapshots.Locate(tab, t.Ref); lerr == nil {
+			return loc.Desc, nil
+		}
+	}
 	return desc, err
+}
+
+// seenJS names an element as a person sees it (page.js seen).
+const seenJS = `function () { return globalThis.__gasolineActions.seen(this) }`
+
+// seen names the target's element as a person sees it.
+func (a *act) seen(ctx context.Context, t Target) (string, error) {
+	var o *runtime.RemoteObject
+	var err error
+	if t.Ref != "" {
+		_, o, err = a.refCall(ctx, t.Ref, `(el) => globalThis.__gasolineActions.seen(el)`, byValue)
+	} else {
+		el, err := a.resolve(ctx, t, false)
+		if err != nil {
+			return "", err
+		}
+		var s string
+		return s, a.callEl(ctx, el, seenJS, &s)
+	}
+	if err != nil {
+		return "", err
+	}
+	var s string
+	return s, decode(o, &s)
 }

@@ -43,8 +43,17 @@ type Config struct {
 	// Protected are folders upload refuses besides the credential list
 	// (Gasoline's state directory).
 	Protected []string
+	// Uploads is the private folder where files uploaded by content are
+	// written for the browser to read (upload_content.go); "" refuses
+	// uploads by content.
+	Uploads string
 	// MaxResult caps execute_js results and reads (default 64 KiB).
 	MaxResult int
+	// Redact is the server stage of the redaction gateway: execute_js's
+	// result is redacted whole before it is cut to MaxResult, so a cut
+	// never splits a secret the gateway would then miss. nil: results are
+	// cut with redact.SafeCut only (tests).
+	Redact func(string) (string, error)
 	// Secrets adds the redaction policy's mask selectors to the built-in
 	// sensitive ones (internal/sensitive): reads of those elements answer
 	// ••••, and what is typed into them is not echoed.

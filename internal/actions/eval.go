@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -106,7 +108,7 @@ func (a *act) doEval(ctx context.Context, args EvalArgs) error {
 		return err
 	}
 	a.res.Value, a.res.Truncated = v, truncated
-	b, _ := json.Marshal(v)
+	b, _ := json.Marshal(v) // redacted already (resultValue): the message is cut after
 	msg := "evaluated: " + clip(string(b), 200)
 	if res != nil && res.Type == runtime.RemoteObjectTypeUndefined {
 		msg = "evaluated: undefined"
@@ -155,7 +157,10 @@ func (a *act) evalTarget(ctx context.Context, frame string) (cdproto.Session, ru
 }
 
 // resultValue turns the script's result into a JSON value: primitives as
-// they are (strings capped), objects serialized in the page.
+// they are, objects serialized in the page. A string or a serialization
+// is read up to twice MaxResult, redacted whole (Config.Redact), and only
+// then cut to MaxResult: the cut never splits a secret the gateway would
+// miss.
 func (a *act) resultValue(ctx context.Context, s cdproto.Session, o *runtime.RemoteObject) (any, bool, error) {
 	max := a.e.cfg.MaxResult
 	switch {
@@ -168,8 +173,8 @@ func (a *act) resultValue(ctx context.Context, s cdproto.Session, o *runtime.Rem
 		if err := jsonv2.Unmarshal(o.Value, &v); err != nil {
 			return nil, false, fmt.Errorf("actions: decoding the script's result: %w", err)
 		}
-		if str, ok := v.(string); ok && len(str) > max {
-			return str[:max], true, nil
+		if str, ok := v.(string); ok {
+			return a.redactCut(str, false)
 		}
 		return v, false, nil
 	}
@@ -177,14 +182,41 @@ func (a *act) resultValue(ctx context.Context, s cdproto.Session, o *runtime.Rem
 		JSON      string `json:"json"`
 		Truncated bool   `json:"truncated"`
 	}
-	if err := callValue(ctx, s, jsCall{fn: serializeJS, object: o.ObjectID, args: []any{max}}, &out); err != nil {
-		return o.Description, false, nil // not serializable: its description
+	if err := callValue(ctx, s, jsCall{fn: serializeJS, object: o.ObjectID, args: []any{2 * max}}, &out); err != nil {
+		return a.redactCut(o.Description, false) // not serializable: its description
+	}
+	if out.Truncated {
+		out.JSON = redact.TrimCut(out.JSON) // the page's cut may have split a secret
+	}
+	str, cut, err := a.redactCut(out.JSON, out.Truncated)
+	if err != nil {
+		return nil, false, err
 	}
 	var v any
-	if out.Truncated || json.Unmarshal([]byte(out.JSON), &v) != nil {
-		return out.JSON, out.Truncated, nil
+	if cut || json.Unmarshal([]byte(str.(string)), &v) != nil {
+		return str, cut, nil
 	}
 	return v, false, nil
+}
+
+// redactCut redacts a result string whole, then cuts it to MaxResult
+// (never inside a secret-shaped run). cut is true when it was cut here or
+// already in the page.
+func (a *act) redactCut(s string, cut bool) (any, bool, error) {
+	if a.e.cfg.Redact != nil {
+		r, err := a.e.cfg.Redact(s)
+		if err != nil {
+			return nil, false, &tools.Error{Code: "redaction_failed", Message: "the script's result was blocked because the redaction gateway could not check it (" + err.Error() + "); fix the redaction policy (configure {what:\"redaction\", op:\"get\"} shows the error)"}
+		}
+		s = r
+	}
+	if max := a.e.cfg.MaxResult; len(s) > max {
+		if a.e.cfg.Redact != nil {
+			return s[:runeCut(s, max)], true, nil // redacted whole already: no secret left to split
+		}
+		return s[:redact.SafeCut(s, max)], true, nil
+	}
+	return s, cut, nil
 }
 
 // jsException is the structured error of a script that threw.
@@ -215,4 +247,12 @@ func cmpOr(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// runeCut is where to cut s to at most n bytes without splitting a rune.
+func runeCut(s string, n int) int {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
 }

@@ -5,7 +5,39 @@
   if (!G || G.value) return;
   const { norm, fail, describe, visible } = G;
 
+  // Code editors keep their text outside any value: CodeMirror 5, Monaco
+  // and Ace type through a hidden textarea they empty at once and draw the
+  // text in lines of their own (Monaco and Ace place the lines by style,
+  // not document order). [root, input, line] selectors; CodeMirror 6 and
+  // ProseMirror are contenteditable and read as such.
+  const EDITORS = [
+    ['.CodeMirror', 'textarea', '.CodeMirror-code pre.CodeMirror-line'],
+    ['.monaco-editor', 'textarea.inputarea, textarea', '.view-lines .view-line'],
+    ['.ace_editor', 'textarea.ace_text-input, textarea', '.ace_text-layer .ace_line'],
+  ];
+
+  function editorOf(el) {
+    for (const [root, input, line] of EDITORS) {
+      const r = el.closest?.(root);
+      if (r) return { root: r, input: r.querySelector(input), line };
+    }
+    return null;
+  }
+
+  // editorText is the text an editor shows (its rendered lines: a long
+  // document's lines far from the caret may not be drawn), or null when
+  // el is not part of one.
+  function editorText(el) {
+    const ed = editorOf(el);
+    if (!ed) return null;
+    const top = (l) => (l.style.top !== '' ? parseFloat(l.style.top) : l.getBoundingClientRect().top);
+    const lines = [...ed.root.querySelectorAll(ed.line)].sort((a, b) => top(a) - top(b));
+    return lines.map((l) => l.textContent.replace(/\u200b/g, '').replace(/\u00a0/g, ' ')).join('\n');
+  }
+
   function value(el) {
+    const ed = editorText(el);
+    if (ed !== null) return ed;
     if (el.localName === 'select') return [...el.selectedOptions].map((o) => o.value).join(', ');
     if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) return el.checked ? el.value || 'on' : '';
     if ('value' in el && el.localName !== 'button' && el.localName !== 'li') return String(el.value);
@@ -20,6 +52,8 @@
   function focusForTyping(el, o) {
     const clear = !!o?.clear;
     if (o?.mask) G.setMask(o.mask);
+    const ed = editorOf(el);
+    if (ed?.input) el = ed.input; // the editor's own input takes the text, wherever in it the target is
     if (!G.editable(el)) fail('not_editable', `${describe(el)} does not take typed text; click it, or target its input`);
     if (el.disabled) fail('disabled', `${describe(el)} is disabled`);
     el.focus({ preventScroll: false });
@@ -35,13 +69,13 @@
       sel.addRange(range);
     } else if (clear) {
       el.select?.();
-    } else {
+    } else if (!ed) {
       try {
         const n = el.value.length;
         el.setSelectionRange(n, n);
       } catch {} // email and number inputs have no selection API
     }
-    return { before: value(el), multiline: el.localName === 'textarea' || el.isContentEditable, desc: describe(el), secret: el.type === 'password' || G.isSecret(el) };
+    return { before: value(el), multiline: el.localName === 'textarea' || el.isContentEditable, desc: describe(el), secret: el.type === 'password' || G.isSecret(el), editor: !!ed || el.isContentEditable };
   }
 
   // selectOption chooses an option of a native select by value, then by

@@ -9,6 +9,9 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/gasoline-mcp/gasoline/internal/scheme"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
 // frameJS finds an iframe of the main frame by selector, name, id or URL.
@@ -19,6 +22,51 @@ const frameJS = `function (spec) { return globalThis.__gasolineActions.frame(spe
 // child session of an out-of-process frame, else the frame in the
 // session that holds the iframe.
 func (a *act) frameOf(ctx context.Context, spec string) (string, cdproto.FrameID, error) {
+	sid, fid, err := a.frameOfSpec(ctx, spec)
+	if err != nil {
+		return "", "", err
+	}
+	return sid, fid, a.frameAllowed(ctx, spec, sid, fid)
+}
+
+// frameAllowed refuses a frame whose document is off-limits to agents
+// (internal/scheme): a data: frame, an extension's page, a browser error
+// page. An http(s) frame, about:blank, about:srcdoc and a blob: of a web
+// origin may be driven.
+func (a *act) frameAllowed(ctx context.Context, spec, sid string, fid cdproto.FrameID) error {
+	tree, err := cdproto.Call(ctx, a.e.session(a.tab, sid), page.GetFrameTree, cdproto.Empty{})
+	if err != nil {
+		return fmt.Errorf("reading frame %s: %w", spec, err)
+	}
+	f := findFrame(tree.FrameTree, fid)
+	if f == nil {
+		return errorf(CodeFrame, "frame %s is not loaded (no document); take a new snapshot", spec)
+	}
+	if err := scheme.Page(f.URL); err != nil {
+		var r *scheme.Refusal
+		errors.As(err, &r)
+		return &tools.Error{Code: scheme.Code, Message: fmt.Sprintf("frame %s shows %s, which is off-limits to agents (an agent may act only in %s frames, about:srcdoc and blob: pages of a web origin); nothing was done", spec, r.Kind, scheme.Allowed)}
+	}
+	return nil
+}
+
+// findFrame finds frame id in a frame tree; "" is the tree's root.
+func findFrame(t *page.FrameTree, id cdproto.FrameID) *cdproto.Frame {
+	if t == nil || t.Frame == nil {
+		return nil
+	}
+	if id == "" || t.Frame.ID == id {
+		return t.Frame
+	}
+	for _, c := range t.ChildFrames {
+		if f := findFrame(c, id); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+func (a *act) frameOfSpec(ctx context.Context, spec string) (string, cdproto.FrameID, error) {
 	if isFrameID(spec) { // a CDP frame id (observe page lists them)
 		if a.e.cfg.Child != nil {
 			if sid, ok := a.e.cfg.Child(a.tab, cdproto.FrameID(spec)); ok {

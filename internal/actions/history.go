@@ -51,9 +51,14 @@ func (e *Engine) history(ctx context.Context, tab int, action string, delta int,
 		same, stopS := a.s.Subscribe(page.NavigatedWithinDocument.Method)
 		defer stopS()
 		a.settle()
+		doing := "going " + action
 		if delta == 0 {
-			if _, err := cdproto.Call(ctx, a.s, page.Reload, page.ReloadParams{}); err != nil {
+			doing = "reloading"
+			if err := a.blocking(ctx, func(ctx context.Context) error {
+				_, err := cdproto.Call(ctx, a.s, page.Reload, page.ReloadParams{})
 				return err
+			}); err != nil {
+				return a.dialogBlocked(err, doing)
 			}
 		} else {
 			h, err := cdproto.Call(ctx, a.s, page.GetNavigationHistory, cdproto.Empty{})
@@ -64,13 +69,24 @@ func (e *Engine) history(ctx context.Context, tab int, action string, delta int,
 			if i < 0 || i >= len(h.Entries) {
 				return errorf(tools.CodeInvalidArgument, "tab %d has no page to go %s to", a.tab, action)
 			}
-			if _, err := cdproto.Call(ctx, a.s, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: h.Entries[i].ID}); err != nil {
+			if err := a.blocking(ctx, func(ctx context.Context) error {
+				_, err := cdproto.Call(ctx, a.s, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: h.Entries[i].ID})
 				return err
+			}); err != nil {
+				return a.dialogBlocked(err, doing)
 			}
 		}
 		a.forgetWorld("", "")
+		dialogs := a.w.dialog()
 		for {
 			select {
+			case raw, ok := <-dialogs: // an alert while loading: the page waits for it
+				if !ok {
+					dialogs = nil
+					continue
+				}
+				a.w.event(page.JavascriptDialogOpening.Method, raw)
+				return a.dialogBlocked(errDialogOpened, doing)
 			case _, ok := <-loaded:
 				if !ok {
 					return errorf("tab_closed", "tab %d went away while loading", a.tab)

@@ -59,6 +59,7 @@ type typing struct {
 	Multiline bool    `json:"multiline"`
 	Desc      string  `json:"desc"`
 	Secret    bool    `json:"secret"`
+	Editor    bool    `json:"editor"` // a code editor or contenteditable: text lands at its own caret
 	U         string  `json:"u"`
 	T         string  `json:"t"`
 }
@@ -205,6 +206,13 @@ func (a *act) checkTyped(ctx context.Context, el *elem, before typing, after typ
 		return &tools.Error{Code: CodeNotApplied, Retryable: true,
 			Message: fmt.Sprintf("typed into %s but its value did not change (the page rejected the input, or moved focus); check it with get_value or observe snapshot", el.desc)}
 	}
+	if before.Editor && !clear {
+		want = now // an editor inserts at its own caret: the text arrived when it shows it
+		if !landed(now, text) {
+			return &tools.Error{Code: CodeNotApplied, Retryable: true,
+				Message: fmt.Sprintf("typed into %s but its text does not show what was typed (now %q); check it with get_value or observe snapshot", el.desc, clip(now, 100))}
+		}
+	}
 	shown := strconv.Quote(clip(text, 60))
 	if before.Secret {
 		shown = "(secret)"
@@ -217,6 +225,20 @@ func (a *act) checkTyped(ctx context.Context, el *elem, before typing, after typ
 		msg += fmt.Sprintf("; its value is now %q (the page reformatted it)", clip(now, 100))
 	}
 	return a.done(nil, el.desc, msg)
+}
+
+// landed reports whether an editor's text shows every typed line (an
+// editor may indent a new line or close a bracket, so each line is looked
+// for apart, spaces collapsed).
+func landed(now, text string) bool {
+	collapse := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	have := collapse(now)
+	for _, l := range strings.Split(text, "\n") {
+		if l = collapse(l); l != "" && !strings.Contains(have, l) {
+			return false
+		}
+	}
+	return true
 }
 
 func deref(s *string) string {

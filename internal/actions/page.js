@@ -21,7 +21,30 @@
   const secretSelf = (el) => secret(el); // el itself, for walks that stop there
 
   const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
-  const clip = (s, n) => (s.length > n ? s.slice(0, n - 1).trimEnd() + '…' : s);
+  // clip never cuts inside a run that could be a secret (a token, a key, a
+  // grouped number): the gateway redacts the answer afterwards and would
+  // not recognise half of one. The same rule as internal/redact SafeCut.
+  const clip = (s, n) => (s.length > n ? safeCut(s, n - 1).trimEnd() + '…' : s);
+  const isTok = (c) => /[\w\-+/=.~%]/.test(c || '');
+  const isDig = (c) => c >= '0' && c <= '9';
+  const isSep = (c) => c === ' ' || c === '-';
+  function safeCut(s, n) {
+    let i = n;
+    const run = isTok(s[i]) && isTok(s[i - 1]);
+    const groups = (isDig(s[i - 1]) && isSep(s[i]) && isDig(s[i + 1])) || (isSep(s[i - 1]) && isDig(s[i - 2]) && isDig(s[i]));
+    if (i <= 0 || (!run && !groups)) return s.slice(0, Math.max(i, 0));
+    if (isSep(s[i - 1])) i--;
+    let digits = true;
+    while (i > 0 && isTok(s[i - 1])) {
+      digits = digits && isDig(s[i - 1]);
+      i--;
+    }
+    while (digits && i >= 2 && isSep(s[i - 1]) && isDig(s[i - 2])) {
+      i--;
+      while (i > 0 && isDig(s[i - 1])) i--;
+    }
+    return s.slice(0, i);
+  }
   const fail = (code, message) => {
     throw JSON.stringify({ code, message });
   };
@@ -142,6 +165,30 @@
     if (id) return `${el.localName} "${clip(id, 40)}"`;
     const text = clip(norm(V.text(el, 80, secret).text), 40);
     return el.localName + (text ? ` "${text}"` : '');
+  }
+
+  // seen names el for a person deciding whether to let an action on it
+  // run: its role and the text drawn in it, and its accessible name too
+  // when that says something else (an aria-label that hides what the
+  // button shows): button showing "Transfer $5,000" (labelled "Close").
+  // A form control shows its visible label (or placeholder) as its text.
+  function seen(el) {
+    if (!el || el.nodeType !== 1 || isSecret(el)) return describe(el);
+    const role = roleOf(el) || el.localName;
+    const name = clip(norm(nameOf(el, role)), 200);
+    let text;
+    if (el.matches(CONTROLS) && !FROM_CONTENT.has(role)) {
+      const labels = el.labels ? [...el.labels].map((l) => textWithout(l, el)).join(' ') : '';
+      text = norm(labels) || el.getAttribute('placeholder') || '';
+    } else {
+      text = norm(V.text(el, 400, secret).text);
+      if (!text && el.localName === 'input' && ['submit', 'reset', 'button'].includes(el.type)) text = el.value;
+    }
+    text = clip(norm(text), 200);
+    const q = (s) => JSON.stringify(s);
+    if (!text || text.toLowerCase() === name.toLowerCase()) return name ? `${role} ${q(name)}` : describe(el);
+    if (!name) return `${role} showing ${q(text)}`;
+    return `${role} showing ${q(text)} (labelled ${q(name)})`;
   }
 
   function visible(el) {
@@ -326,23 +373,65 @@
     return r;
   }
 
-  // hit reports what covers target at a point ('' when the hit element is
-  // the target, inside it, or its label).
-  function hit(target, h) {
-    if (!h || contains(target, h)) return '';
+  // inside reports whether b is a or in a's flat tree: a descendant, in a
+  // shadow root a hosts, or slotted into a slot inside a.
+  function inside(a, b) {
+    for (let n = b; n; n = n.assignedSlot || n.parentNode || n.host) if (n === a) return true;
+    return false;
+  }
+
+  // localPoint turns a point of the viewport of the target's session into
+  // one of the target's own frame (same-process frames between them).
+  function localPoint(doc, x, y) {
+    const frames = [];
+    for (let w = doc.defaultView; w && w.parent !== w; w = w.parent) {
+      if (!w.frameElement) return null;
+      frames.push(w.frameElement);
+    }
+    for (const fe of frames.reverse()) {
+      const r = fe.getBoundingClientRect();
+      const cs = getComputedStyle(fe);
+      x -= r.left + fe.clientLeft + parseFloat(cs.paddingLeft);
+      y -= r.top + fe.clientTop + parseFloat(cs.paddingTop);
+    }
+    return [x, y];
+  }
+
+  // deepAt is the element a person sees at a point: elementFromPoint
+  // (which answers a pseudo-element's own element), then into open shadow
+  // roots.
+  function deepAt(doc, x, y) {
+    let e = doc.elementFromPoint(x, y);
+    for (let n; e && e.shadowRoot && (n = e.shadowRoot.elementFromPoint(x, y)) && n !== e; ) e = n;
+    return e;
+  }
+
+  // hit reports what covers target at a point ('' when what is there is
+  // the target, inside it, or its label). h is the node CDP's hit test
+  // found (null when it could not be resolved: a pseudo-element); x, y
+  // the point in the viewport of the target's session. A pseudo-element
+  // or text node counts as its element, so an icon (<i> drawn by ::before)
+  // inside a button is the button.
+  function hit(target, h, x, y) {
+    if (h && h.nodeType === 3) h = h.parentElement;
+    if (h && h.nodeType === 1 && inside(target, h)) return '';
+    const p = typeof x === 'number' ? localPoint(target.ownerDocument, x, y) : null;
+    const d = p && deepAt(target.ownerDocument, p[0], p[1]);
+    if (d) h = d;
+    if (!h || h.nodeType !== 1 || inside(target, h)) return '';
     const label = h.closest?.('label');
-    if (label && (label.control === target || contains(label, target))) return '';
-    if (target.localName === 'label' && target.control && contains(target.control, h)) return '';
-    let d = describe(h);
-    for (let p = h.parentElement; p; p = p.parentElement) {
-      const pos = getComputedStyle(p).position;
-      if ((pos === 'fixed' || pos === 'absolute' || pos === 'sticky') && (p.id || p.getAttribute('role') || p.className)) {
-        if (p !== h) d += ' in ' + describe(p);
+    if (label && (label.control === target || inside(label, target))) return '';
+    if (target.localName === 'label' && target.control && inside(target.control, h)) return '';
+    let desc = describe(h);
+    for (let q = h.parentElement; q; q = q.parentElement) {
+      const pos = getComputedStyle(q).position;
+      if ((pos === 'fixed' || pos === 'absolute' || pos === 'sticky') && (q.id || q.getAttribute('role') || q.className)) {
+        if (q !== h) desc += ' in ' + describe(q);
         break;
       }
     }
-    return d;
+    return desc;
   }
 
-  globalThis.__gasolineActions = { all, contains, describe, find, frame, hit, labelOf, nameOf, prepare, query, roleOf, visible, editable, norm, clip, fail, setMask, isSecret, secretSelf };
+  globalThis.__gasolineActions = { all, contains, describe, find, frame, hit, labelOf, nameOf, prepare, query, roleOf, seen, visible, editable, norm, clip, fail, setMask, isSecret, secretSelf };
 })();

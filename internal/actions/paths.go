@@ -17,6 +17,11 @@ import (
 // refusedDirs are folders refused wherever they sit, as consecutive path
 // components.
 var refusedDirs = [][]string{
+	// AI agents' own credentials and settings (Claude Code, Codex, Gemini
+	// CLI, Copilot, Cursor, Aider): an agent must not hand its own keys
+	// — or another agent's — to a page.
+	{".claude"}, {".codex"}, {".gemini"}, {".config", "claude"}, {".config", "github-copilot"}, {".cursor"},
+	{".config", "codex"}, {".aider"},
 	{".ssh"}, {".aws"}, {".gnupg"}, {".kube"}, {".azure"}, {".password-store"},
 	{".config", "gcloud"}, {".config", "gh"}, {".config", "hub"}, {".docker", "config.json"},
 	{".config", "google-chrome"}, {".config", "google-chrome-beta"}, {".config", "google-chrome-unstable"},
@@ -38,6 +43,7 @@ var refusedDirs = [][]string{
 
 // refusedNames are file names refused anywhere.
 var refusedNames = map[string]bool{
+	".claude.json": true, ".claude.json.backup": true, ".aider.conf.yml": true,
 	".netrc": true, "_netrc": true, ".npmrc": true, ".pypirc": true, ".git-credentials": true,
 	".pgpass": true, ".my.cnf": true, ".vault-token": true, ".terraformrc": true, "credentials.tfrc.json": true,
 	".bash_history": true, ".zsh_history": true, ".sh_history": true, ".history": true, "fish_history": true,

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
 // home makes a temporary HOME with files in the places upload must refuse
@@ -25,6 +27,8 @@ func home(t *testing.T) string {
 		"projects/app/id_rsa", "state/token.json",
 		"Documents/report.pdf", "projects/app/readme.txt", "projects/app/keyboard.png", ".docker/notes.txt",
 		".config/google-chrome/Default/Preferences",
+		".claude/.credentials.json", ".claude.json", ".codex/auth.json", ".gemini/oauth_creds.json",
+		".config/gcloud/application_default_credentials.json", ".local/state/gasoline/credentials/approver.token",
 	} {
 		p = filepath.Join(h, p)
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
@@ -48,6 +52,8 @@ func TestUploadPathRefusals(t *testing.T) {
 		"Library/Application Support/Google/Chrome/Default/History", "AppData/Local/Google/Chrome/User Data/Default/History",
 		"projects/app/.env", "projects/app/.env.production", "projects/app/server.key", "projects/app/cert.pem",
 		"projects/app/id_rsa", "state/token.json",
+		".claude/.credentials.json", ".claude.json", ".codex/auth.json", ".gemini/oauth_creds.json",
+		".config/gcloud/application_default_credentials.json",
 	} {
 		t.Run(rel, func(t *testing.T) {
 			_, err := CheckUploadPaths([]string{filepath.Join(h, rel)}, protected)
@@ -79,6 +85,7 @@ func TestUploadPathSymlinks(t *testing.T) {
 		"innocent.txt": filepath.Join(h, ".ssh", "id_ed25519"), // a link to a key
 		"keys":         filepath.Join(h, ".ssh"),               // a link to the folder
 		"profile":      filepath.Join(h, ".config", "google-chrome"),
+		"notes.json":   filepath.Join(h, ".claude", ".credentials.json"), // an agent's own credential
 	}
 	for name, target := range links {
 		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
@@ -89,6 +96,7 @@ func TestUploadPathSymlinks(t *testing.T) {
 		filepath.Join(dir, "innocent.txt"),
 		filepath.Join(dir, "keys", "config"),
 		filepath.Join(dir, "profile", "Default", "Preferences"),
+		filepath.Join(dir, "notes.json"),
 	} {
 		_, err := CheckUploadPaths([]string{p}, nil)
 		if err == nil || !strings.Contains(err.Error(), "it resolves to") {
@@ -123,5 +131,23 @@ func TestUploadPathErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("CheckUploadPaths(%v) = %v, want an error containing %q", c.paths, err, c.want)
 		}
+	}
+}
+
+// Gasoline's own state directory is refused wherever GASOLINE_HOME
+// points: the default one (where the credentials live by default) is
+// protected too (interact passes both).
+func TestUploadRefusesTheDefaultStateDirectory(t *testing.T) {
+	h := home(t)
+	t.Setenv("XDG_STATE_HOME", "")
+	def, err := state.DefaultDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(h, ".local/state/gasoline/credentials/approver.token")
+	_, err = CheckUploadPaths([]string{p}, []string{filepath.Join(h, "elsewhere"), def})
+	var pe *PathError
+	if !errors.As(err, &pe) || !strings.Contains(pe.Reason, "Gasoline's state directory") {
+		t.Fatalf("upload of the approver credential: %v, want a refusal", err)
 	}
 }

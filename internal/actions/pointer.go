@@ -129,7 +129,7 @@ func (a *act) isMainWorld(ctx context.Context, el *elem) (bool, error) {
 	return el.frame == root, err
 }
 
-const hitJS = `function (h) { return globalThis.__gasolineActions.hit(this, h) }`
+const hitJS = `function (x, y, h) { return globalThis.__gasolineActions.hit(this, h || null, x, y) }`
 
 // hitCheck checks that el (or something inside it, or its label) is what
 // a click at (x, y) would hit, and names what covers it otherwise.
@@ -145,7 +145,7 @@ func (a *act) hitCheck(ctx context.Context, el *elem, x, y float64, off offset) 
 			return err
 		}
 		if h.BackendNodeID != off.owner {
-			return a.covered(ctx, el, ps, h.BackendNodeID, 0, x, y)
+			return a.covered(ctx, el, ps, h.BackendNodeID, 0, x, y, off)
 		}
 	}
 	h, err := nodeAt(ctx, el.s, x-off.dx, y-off.dy, off.scroll)
@@ -155,7 +155,7 @@ func (a *act) hitCheck(ctx context.Context, el *elem, x, y float64, off offset) 
 	if h.BackendNodeID == el.backend {
 		return nil
 	}
-	return a.covered(ctx, el, el.s, h.BackendNodeID, el.ec, x, y)
+	return a.covered(ctx, el, el.s, h.BackendNodeID, el.ec, x, y, off)
 }
 
 // nodeAt hit-tests a point of a session's viewport. DOM.getNodeForLocation
@@ -182,23 +182,30 @@ func nodeAt(ctx context.Context, s cdproto.Session, x, y float64, scroll *[2]flo
 }
 
 // covered checks whether the hit node is inside el after all (a child, a
-// label) and otherwise returns the covered error naming it.
-func (a *act) covered(ctx context.Context, el *elem, s cdproto.Session, hit cdproto.BackendNodeID, ec runtime.ExecutionContextID, x, y float64) error {
+// pseudo-element's element, a shadow or slotted descendant, a label: the
+// page's hit() decides) and otherwise returns the covered error naming
+// what is on top. A node the page cannot name is not a cover: the click
+// goes ahead rather than answer "covered by nothing".
+func (a *act) covered(ctx context.Context, el *elem, s cdproto.Session, hit cdproto.BackendNodeID, ec runtime.ExecutionContextID, x, y float64, off offset) error {
 	var cover string
 	if err := a.handle(ctx, el); err != nil {
 		return err
 	}
 	if ec != 0 {
+		c := jsCall{fn: hitJS, object: el.obj, args: []any{x - off.dx, y - off.dy}}
 		r, err := cdproto.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: hit, ExecutionContextID: ec, ObjectGroup: objectGroup})
 		if err == nil && r.Object != nil {
-			c := jsCall{fn: hitJS, object: el.obj, objArgs: []runtime.RemoteObjectID{r.Object.ObjectID}}
-			if err := callValue(ctx, el.s, c, &cover); err == nil && cover == "" {
-				return nil
-			}
+			c.objArgs = []runtime.RemoteObjectID{r.Object.ObjectID}
+		}
+		if err := callValue(ctx, el.s, c, &cover); err == nil && cover == "" {
+			return nil
 		}
 	}
 	if cover == "" {
 		cover = describeBackend(ctx, s, hit)
+	}
+	if cover == "" {
+		return nil
 	}
 	return &tools.Error{Code: CodeCovered, Retryable: true, NextAction: nextSnapshot,
 		Message: fmt.Sprintf("%s is covered by %s at (%.0f, %.0f); close or dismiss what covers it (a banner's or dialog's button), scroll, or wait_for it to go, then retry",
@@ -208,8 +215,8 @@ func (a *act) covered(ctx context.Context, el *elem, s cdproto.Session, hit cdpr
 // describeBackend names a node from its tag and id when no world reaches it.
 func describeBackend(ctx context.Context, s cdproto.Session, id cdproto.BackendNodeID) string {
 	d, err := cdproto.Call(ctx, s, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: id})
-	if err != nil || d.Node == nil {
-		return "another element"
+	if err != nil || d.Node == nil || d.Node.NodeType != 1 || d.Node.PseudoType != "" {
+		return "" // not an element a person could name (a pseudo-element, a text node)
 	}
 	n := d.Node
 	out := n.LocalName

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 )
 
@@ -76,6 +77,9 @@ func (e *Engine) read(ctx context.Context, tab int, action, what string, args Re
 		if r.Value == nil {
 			a.res.Message = of + " is absent"
 			return nil
+		}
+		if r.Truncated {
+			*r.Value = redact.TrimCut(*r.Value) // the page's cut may have split a secret
 		}
 		a.res.Value = *r.Value
 		a.res.Message = of + ": " + strconv.Quote(clip(*r.Value, 200))

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // Result is one action's answer: what was done and what changed. Its
@@ -27,6 +28,17 @@ type Result struct {
 	// because no person sees them (internal/visible).
 	HiddenDropped *int  `json:"hidden_dropped,omitempty"`
 	ElapsedMS     int64 `json:"elapsed_ms"`
+	// WindowsOpened counts the tabs or windows the page opened during the
+	// action (CDP Page.windowOpen); OpenedTabs are those the session
+	// adopted (the tab manager fills them in).
+	WindowsOpened int         `json:"-"`
+	OpenedTabs    []OpenedTab `json:"opened_tabs,omitempty"`
+}
+
+// OpenedTab is a tab the page opened during an action, now the session's.
+type OpenedTab struct {
+	TabID int    `json:"tab_id"`
+	URL   string `json:"url"`
 }
 
 // StepResult is one step of a batch or one field of fill_form.
@@ -82,6 +94,33 @@ func (c Changes) empty() bool {
 		len(c.FailedRequests) == 0 && c.InFlight == 0 && c.Generation == nil
 }
 
+// PageText is the page text the result quotes (what the instruction
+// scanner reads, untrusted.Page): the target, what was read, the page's
+// title, URL, dialogs, errors and failed requests, what its messages
+// quote — never Gasoline's words around them. Keep it with the fields.
+func (r *Result) PageText() *untrusted.Page {
+	p := new(untrusted.Page).Add(r.Target, r.Snapshot).AddQuoted(r.Message).AddValue(r.Value)
+	if r.Page != nil {
+		p.Add(r.Page.URL, r.Page.Title)
+	}
+	for _, s := range r.Steps {
+		p.Add(s.Target).AddQuoted(s.Message).AddValue(s.Value)
+		if s.Error != nil {
+			p.AddQuoted(s.Error.Message)
+		}
+	}
+	c := r.Changes
+	for _, d := range []*Delta{c.URL, c.Title} {
+		if d != nil {
+			p.Add(d.From, d.To)
+		}
+	}
+	for _, d := range c.Dialogs {
+		p.Add(d.Message, d.DefaultPrompt)
+	}
+	return p.Add(c.Errors...).Add(c.FailedRequests...)
+}
+
 // Text is the compact, one-paragraph form of the result.
 func (r *Result) Text() string {
 	var b strings.Builder
@@ -98,6 +137,12 @@ func (r *Result) Text() string {
 	}
 	if c := r.Changes.text(); c != "" {
 		b.WriteString("\n" + c)
+	}
+	for i, o := range r.OpenedTabs {
+		fmt.Fprintf(&b, "\nopened tab %d: %s", o.TabID, cmpOr(o.URL, "about:blank"))
+		if i == 0 {
+			b.WriteString(" (in your tab group; now your current tab)")
+		}
 	}
 	return b.String()
 }

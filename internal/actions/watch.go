@@ -3,6 +3,7 @@ package actions
 import (
 	"context"
 	"fmt"
+	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"strings"
 	"time"
 
@@ -23,15 +24,17 @@ type watcher struct {
 	order   []string // drain order of subs (see watch)
 	cancels []func()
 
-	dialogs   []DialogInfo
-	navigated bool   // a new main-frame document
-	sameDoc   bool   // a same-document navigation of the main frame (pushState, fragment)
-	requested bool   // the page asked for a main-frame navigation (a link, location.href)
-	stopped   bool   // the main frame stopped loading
-	url       string // the main frame's url after its last navigation
-	mainFrame cdproto.FrameID
-	errors    []string
-	failed    []string
+	dialogs []DialogInfo
+	// windowOpens counts the windows the page opened (Page.windowOpen).
+	windowOpens int
+	navigated   bool   // a new main-frame document
+	sameDoc     bool   // a same-document navigation of the main frame (pushState, fragment)
+	requested   bool   // the page asked for a main-frame navigation (a link, location.href)
+	stopped     bool   // the main frame stopped loading
+	url         string // the main frame's url after its last navigation
+	mainFrame   cdproto.FrameID
+	errors      []string
+	failed      []string
 }
 
 // watch subscribes to the tab session's events; errs adds console errors,
@@ -45,7 +48,7 @@ func (e *Engine) watch(s cdproto.Session, mainFrame cdproto.FrameID, errs bool) 
 	// the new document at once. Stops are drained first, then requests,
 	// then navigations.
 	methods := []string{page.FrameStoppedLoading.Method, page.FrameRequestedNavigation.Method, page.JavascriptDialogOpening.Method,
-		page.FrameNavigated.Method, page.NavigatedWithinDocument.Method}
+		page.FrameNavigated.Method, page.NavigatedWithinDocument.Method, page.WindowOpen.Method}
 	if errs {
 		methods = append(methods, runtime.ExceptionThrown.Method, runtime.ConsoleAPICalled.Method,
 			network.LoadingFailed.Method, network.ResponseReceived.Method)
@@ -94,6 +97,15 @@ func (w *watcher) stop() {
 func (w *watcher) dialogOpened() bool {
 	w.drain()
 	return len(w.dialogs) > 0
+}
+
+// lastDialog is the last dialog seen so far.
+func (w *watcher) lastDialog() DialogInfo {
+	w.drain()
+	if len(w.dialogs) == 0 {
+		return DialogInfo{}
+	}
+	return w.dialogs[len(w.dialogs)-1]
 }
 
 // dialog returns the dialog subscription (nil once closed: never ready).
@@ -166,6 +178,8 @@ func (w *watcher) awaitURLEvent(ctx context.Context, bound time.Duration) {
 
 func (w *watcher) event(method string, raw jsonv2.Value) {
 	switch method {
+	case page.WindowOpen.Method: // the page opens a tab or window: the tab manager adopts it
+		w.windowOpens++
 	case page.JavascriptDialogOpening.Method:
 		var ev page.EventJavascriptDialogOpening
 		if jsonv2.Unmarshal(raw, &ev) == nil {
@@ -185,6 +199,9 @@ func (w *watcher) event(method string, raw jsonv2.Value) {
 		var ev page.EventFrameRequestedNavigation
 		if jsonv2.Unmarshal(raw, &ev) == nil && ev.FrameID == w.mainFrame && ev.Disposition == page.ClientNavigationDispositionCurrentTab {
 			w.requested = true
+		}
+		if err := jsonv2.Unmarshal(raw, &ev); err == nil && (ev.Disposition == page.ClientNavigationDispositionNewTab || ev.Disposition == page.ClientNavigationDispositionNewWindow) {
+			w.windowOpens++ // a middle- or modified click on a link: no Page.windowOpen
 		}
 	case page.FrameStoppedLoading.Method:
 		var ev page.EventFrameStoppedLoading
@@ -236,7 +253,10 @@ func argsText(args []*runtime.RemoteObject) string {
 	return strings.Join(parts, " ")
 }
 
-// clip shortens s to at most n runes, marking the cut with "…".
+// clip shortens s to at most n runes, marking the cut with "…". The cut
+// never splits a run that could be a secret (redact.SafeCut): the
+// gateway redacts the answer afterwards and would not recognise half a
+// token.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -245,5 +265,5 @@ func clip(s string, n int) string {
 	if len(r) <= n {
 		return s
 	}
-	return string(r[:n-1]) + "…"
+	return s[:redact.SafeCut(s, len(string(r[:n-1])))] + "…"
 }

@@ -37,7 +37,8 @@ type A11yReport struct {
 	NeedsReview int `json:"needs_review"` // rules axe could not decide (check by hand)
 	Passed      int `json:"passed_rules"`
 	// HiddenDropped counts characters of hidden page text left out.
-	HiddenDropped int `json:"hidden_dropped,omitempty"`
+	HiddenDropped int            `json:"hidden_dropped,omitempty"`
+	HiddenReasons map[string]int `json:"hidden_reasons,omitempty"` // HiddenDropped by reason (internal/visible)
 	// PageMS is the time axe-core ran in the page.
 	PageMS float64 `json:"page_ms"`
 }

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/visible"
 )
 
 //go:embed dom.js
@@ -25,11 +27,12 @@ type DOMReport struct {
 	URL   string `json:"url"`
 	// Matches counts the elements the selector matched (the first is
 	// shown).
-	Matches       int       `json:"matches"`
-	Nodes         []DOMNode `json:"nodes"`
-	Cut           int       `json:"cut,omitempty"`    // nodes past limit
-	Deeper        int       `json:"deeper,omitempty"` // elements past depth
-	HiddenDropped int       `json:"hidden_dropped,omitempty"`
+	Matches       int            `json:"matches"`
+	Nodes         []DOMNode      `json:"nodes"`
+	Cut           int            `json:"cut,omitempty"`    // nodes past limit
+	Deeper        int            `json:"deeper,omitempty"` // elements past depth
+	HiddenDropped int            `json:"hidden_dropped,omitempty"`
+	HiddenReasons map[string]int `json:"hidden_reasons,omitempty"` // HiddenDropped by reason (internal/visible)
 }
 
 // DOMNode is one node of the subtree: an element (Tag, Attrs), a text run
@@ -42,6 +45,10 @@ type DOMNode struct {
 	Shadow string      `json:"shadow,omitempty"`
 	Ref    refNum      `json:"ref,omitempty"`
 	Hidden bool        `json:"hidden,omitempty"`
+	// Unseen names the attributes whose values no person sees on the
+	// page (data-*, title, alt, aria-label, a hidden input's value …):
+	// page text all the same, printed apart and labelled "not visible".
+	Unseen []string `json:"not_visible,omitempty"`
 }
 
 // defaultDOMDepth is analyze dom's depth when the call sets none.
@@ -109,10 +116,14 @@ func domText(r *DOMReport, depth int) string {
 			fmt.Fprintf(&b, "%q", n.Text)
 		default:
 			b.WriteString("<" + n.Tag)
+			var unseen []string
 			for _, at := range n.Attrs {
-				if at[1] == "" {
+				switch {
+				case slices.Contains(n.Unseen, at[0]):
+					unseen = append(unseen, fmt.Sprintf("%s=%q", at[0], at[1]))
+				case at[1] == "":
 					b.WriteString(" " + at[0])
-				} else {
+				default:
 					fmt.Fprintf(&b, " %s=%q", at[0], at[1])
 				}
 			}
@@ -121,6 +132,9 @@ func domText(r *DOMReport, depth int) string {
 				b.WriteString(" [hidden]")
 			}
 			b.WriteString(refSuffix(n.Ref))
+			if len(unseen) > 0 {
+				fmt.Fprintf(&b, " [%s: %s]", visible.NotVisible, strings.Join(unseen, " "))
+			}
 		}
 	}
 	if r.Cut > 0 {

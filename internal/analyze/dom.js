@@ -2,6 +2,15 @@
 // selector, or the body) with its attributes, depth- and count-bounded.
 // Open shadow roots are walked; the text of hidden elements is dropped.
 (opts) => {
+  const STRUCTURE = new Set(['id', 'class', 'style', 'href', 'src', 'srcset', 'type', 'name', 'role', 'for', 'rel', 'lang', 'dir',
+    'tabindex', 'width', 'height', 'action', 'method', 'target', 'colspan', 'rowspan', 'scope', 'charset', 'http-equiv', 'xmlns',
+    'viewbox', 'viewBox', 'd', 'fill', 'stroke', 'x', 'y', 'cx', 'cy', 'r', 'transform', 'points', 'hidden', 'disabled', 'checked',
+    'selected', 'required', 'readonly', 'multiple', 'open', 'draggable', 'contenteditable', 'spellcheck', 'autocomplete',
+    'inputmode', 'maxlength', 'minlength', 'min', 'max', 'step', 'pattern', 'accept', 'loading', 'decoding', 'crossorigin',
+    'integrity', 'referrerpolicy', 'sizes', 'media', 'async', 'defer', 'nonce', 'slot', 'part', 'is', 'datetime', 'popover',
+    'tabIndex', 'inert', 'translate', 'aria-hidden', 'aria-expanded', 'aria-selected', 'aria-checked', 'aria-disabled',
+    'aria-controls', 'aria-labelledby', 'aria-describedby', 'aria-haspopup', 'aria-current', 'aria-live', 'aria-level',
+    'aria-pressed', 'aria-modal', 'aria-owns', 'aria-required', 'aria-invalid', 'aria-busy', 'aria-atomic', 'data-gasoline-mask']);
   let root;
   let matches = 1;
   if (opts.root_ref) {
@@ -27,13 +36,8 @@
   };
   const walk = (n, depth) => {
     if (n.nodeType === 3) {
-      const s = norm(n.data);
-      if (!s) return;
-      if (!textVisible(n)) {
-        H.dropped += s.length;
-        return;
-      }
-      emit({ d: depth, text: clip(s, opts.max_text) });
+      const s = textShown(n);
+      if (s) emit({ d: depth, text: clip(s, opts.max_text) });
       return;
     }
     if (n.nodeType !== 1) return;
@@ -41,7 +45,8 @@
     const secret = secretField(el);
     const attrs = [...el.attributes].map((a) => [a.name, secret && a.name === 'value' && a.value ? '••••' : clip(norm(a.value), opts.max_attr)]);
     const hidden = !visible(el);
-    emit({ d: depth, tag: el.localName, attrs, ref: refOf(el), hidden });
+    const unseen = attrs.filter(([k, v]) => v && !drawn(el, k, hidden)).map(([k]) => k);
+    emit({ d: depth, tag: el.localName, attrs, ref: refOf(el), hidden, not_visible: unseen.length ? unseen : undefined });
     if (SKIP_TEXT.has(el.localName)) return;
     if (secret) {
       // Nothing inside a sensitive element is quoted (internal/sensitive).
@@ -64,5 +69,18 @@
     for (const k of kids) walk(k, depth + 1);
   };
   walk(root, 0);
+  // drawn: whether a person sees an attribute's value on the page —
+  // markup (ids, classes, links, types) names structure, not text; the
+  // free text of others (data-*, title, alt, aria-*, <meta> content, a
+  // hidden input's value) is never drawn, except a visible control's
+  // value and an empty one's placeholder.
+  function drawn(el, k, hidden) {
+    if (STRUCTURE.has(k) || k.startsWith('on')) return true;
+    if (hidden) return false;
+    const field = el.localName === 'textarea' || (el.localName === 'input' && !/^(hidden|checkbox|radio|file|image)$/i.test(el.type));
+    if (k === 'value') return field || el.localName === 'option' || el.localName === 'button';
+    if (k === 'placeholder') return field && !el.value;
+    return false;
+  }
   return { url: location.href, matches, nodes, cut, deeper };
 }

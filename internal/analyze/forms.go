@@ -17,10 +17,11 @@ var formsFn = script(formsJS)
 
 // FormsReport is analyze forms' answer.
 type FormsReport struct {
-	TabID         int    `json:"tab_id"`
-	URL           string `json:"url"`
-	Forms         []Form `json:"forms"`
-	HiddenDropped int    `json:"hidden_dropped,omitempty"`
+	TabID         int            `json:"tab_id"`
+	URL           string         `json:"url"`
+	Forms         []Form         `json:"forms"`
+	HiddenDropped int            `json:"hidden_dropped,omitempty"`
+	HiddenReasons map[string]int `json:"hidden_reasons,omitempty"` // HiddenDropped by reason (internal/visible)
 }
 
 // Form is one form, or the controls outside any form (ID, Action and

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
@@ -46,7 +47,8 @@ func script(body string) func() string {
 	return sync.OnceValue(func() string {
 		return "function (opts, mask) {\nconst MASK = mask || [];\n" + sensitive.JS + "\n" + snapshot.RefOfJS + "\n" + visibleJS() + "\n" + helpersJS +
 			"\nconst __r = (" + body + ")(opts);\n" +
-			"return __r instanceof Promise ? __r.then((v) => Object.assign(v, {hidden_dropped: H.dropped})) : Object.assign(__r, {hidden_dropped: H.dropped});\n}"
+			"const __h = () => ({hidden_dropped: H.dropped, hidden_reasons: H.why});\n" +
+			"return __r instanceof Promise ? __r.then((v) => Object.assign(v, __h())) : Object.assign(__r, __h());\n}"
 	})
 }
 
@@ -209,15 +211,13 @@ func thrown(tab int, ex *runtime.ExceptionDetails) error {
 		Message: fmt.Sprintf("the analysis script failed in tab %d (%s); the page may be changing: retry", tab, clipText(msg, 200))}
 }
 
-// clipText cuts s to n bytes on a rune boundary.
+// clipText cuts s to n bytes on a rune boundary, never inside a run that
+// could be half a secret (redact.SafeCut).
 func clipText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
+	return s[:redact.SafeCut(s, n)] + "…"
 }
 
 // refName turns a ref number from the page into a ref the agent can use

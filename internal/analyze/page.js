@@ -1,7 +1,7 @@
 // Helpers every analyze script starts with (after visible.js and the
 // snapshot's gasolineRefOf). They run in Gasoline's isolated world. H
 // counts the characters of hidden text the predicate dropped.
-const H = { dropped: 0 };
+const H = { dropped: 0, why: {} };
 const SKIP_TEXT = new Set(['script', 'style', 'noscript', 'template', 'head', 'title']);
 
 const norm = (s) => s.replace(/\s+/g, ' ').trim();

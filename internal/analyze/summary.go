@@ -12,6 +12,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
+	"github.com/gasoline-mcp/gasoline/internal/visible"
 )
 
 // analyze page_summary: what the page is and what can be done on it, read
@@ -37,6 +38,14 @@ type PageSummary struct {
 	Links       []Control `json:"links"`
 	Counts      Counts    `json:"counts"`
 	Generation  int       `json:"snapshot_generation"`
+	// HiddenDropped counts the text runs and names the snapshot left out
+	// because no person sees them; HiddenReasons says why.
+	HiddenDropped int            `json:"hidden_dropped,omitempty"`
+	HiddenReasons map[string]int `json:"hidden_reasons,omitempty"`
+	// NotVisible names the fields whose page text no person sees on the
+	// page (the description is the page's <meta> tag): page data all the
+	// same, never instructions.
+	NotVisible []string `json:"not_visible,omitempty"`
 }
 
 // Heading is one heading of the outline.
@@ -50,6 +59,9 @@ type Control struct {
 	Role string `json:"role"`
 	Name string `json:"name"`
 	Ref  string `json:"ref"`
+	// NameNotVisible: the name comes from text no person sees (a hidden
+	// label or aria-labelledby element).
+	NameNotVisible bool `json:"name_not_visible,omitempty"`
 }
 
 // Counts counts what the page holds.
@@ -104,6 +116,10 @@ func (a *Analyzer) pageSummary(ctx context.Context, c *mcpserver.Call) (any, err
 	s.TabID, s.URL, s.Title, s.Description, s.Lang, s.Generation = p.tab, facts.URL, facts.Title, facts.Description, facts.Lang, snap.Generation
 	s.Counts.Forms, s.Counts.PasswordFields, s.Counts.Tables = facts.Forms, facts.Passwords, max(s.Counts.Tables, facts.Tables)
 	s.Kinds = kinds(s)
+	s.HiddenDropped, s.HiddenReasons = snap.Hidden, snap.HiddenWhy
+	if s.Description != "" {
+		s.NotVisible = []string{"description"}
+	}
 	return result(summaryText(s), s)
 }
 
@@ -113,7 +129,7 @@ func summarize(tree []*snapshot.Node) *PageSummary {
 	s := &PageSummary{Outline: []Heading{}, Landmarks: []string{}, Inputs: []Control{}, Buttons: []Control{}, Links: []Control{}}
 	var visit func(n *snapshot.Node, inMain bool)
 	visit = func(n *snapshot.Node, inMain bool) {
-		ctl := Control{Role: n.Role, Name: n.Name}
+		ctl := Control{Role: n.Role, Name: n.Name, NameNotVisible: slices.Contains(n.Attrs, "name-not-visible")}
 		if n.Ref > 0 {
 			ctl.Ref = "e" + strconv.Itoa(n.Ref)
 		}
@@ -214,7 +230,7 @@ func summaryText(s *PageSummary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tab %d: %q %s\nkind: %s", s.TabID, s.Title, s.URL, strings.Join(s.Kinds, ", "))
 	if s.Description != "" {
-		fmt.Fprintf(&b, "\ndescription: %s", s.Description)
+		fmt.Fprintf(&b, "\ndescription (%s: the page's <meta name=description>): %s", visible.NotVisible, s.Description)
 	}
 	if s.Heading != "" {
 		fmt.Fprintf(&b, "\nheading: %s", s.Heading)
@@ -244,7 +260,11 @@ func summaryText(s *PageSummary) string {
 		}
 		var cs []string
 		for _, c := range g.list {
-			cs = append(cs, fmt.Sprintf("%s %q [ref=%s]", c.Role, c.Name, c.Ref))
+			label := ""
+			if c.NameNotVisible {
+				label = " [name " + visible.NotVisible + "]"
+			}
+			cs = append(cs, fmt.Sprintf("%s %q%s [ref=%s]", c.Role, c.Name, label, c.Ref))
 		}
 		fmt.Fprintf(&b, "\ncan %s: %s", g.what, strings.Join(cs, ", "))
 		if g.n > len(g.list) {

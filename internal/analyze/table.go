@@ -17,12 +17,13 @@ var tableFn = script(tableJS)
 
 // TablesReport is analyze data_table's answer.
 type TablesReport struct {
-	TabID         int         `json:"tab_id"`
-	URL           string      `json:"url"`
-	Tables        []DataTable `json:"tables"`
-	TotalTables   int         `json:"total_tables"`
-	HiddenTables  int         `json:"hidden_tables,omitempty"`
-	HiddenDropped int         `json:"hidden_dropped,omitempty"`
+	TabID         int            `json:"tab_id"`
+	URL           string         `json:"url"`
+	Tables        []DataTable    `json:"tables"`
+	TotalTables   int            `json:"total_tables"`
+	HiddenTables  int            `json:"hidden_tables,omitempty"`
+	HiddenDropped int            `json:"hidden_dropped,omitempty"`
+	HiddenReasons map[string]int `json:"hidden_reasons,omitempty"` // HiddenDropped by reason (internal/visible)
 }
 
 // DataTable is one table: its header cells and the text of its rows.

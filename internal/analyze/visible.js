@@ -1,11 +1,13 @@
 // The analyze scripts' three page-text predicates, over Gasoline's one
 // in-page "can a person see this" test (internal/visible, installed just
 // before this file): everything a person cannot see is dropped from
-// answers and counted in H.dropped (hidden_dropped, in text runs), never
-// shown — hidden text is how pages smuggle instructions to agents.
+// answers and counted in H.dropped (hidden_dropped, in characters) and by
+// reason (hidden_reasons), never shown — hidden text is how pages smuggle
+// instructions to agents.
 //
 //   visible(el)        whether a person can see el's box
-//   textVisible(node)  whether a person can read a text node
+//   textShown(node)    the part of a text node a person can read ('' when
+//                      none: counted)
 //   textOf(root, max)  the text a person can read inside root, whitespace
 //                      collapsed and cut to max; a sensitive element
 //                      (secretField, page.js) reads ••••
@@ -20,10 +22,24 @@ function visible(el) {
   return !__V.boxHidden(el, cs, ctx);
 }
 
-function textVisible(node) {
+function textShown(node) {
+  const s = norm(node.data);
   const el = node.parentElement;
-  if (!el || !el.checkVisibility()) return false;
-  return !__V.textHidden(node, getComputedStyle(el), __V.context(el));
+  if (!s) return '';
+  if (!el || !el.checkVisibility()) {
+    H.dropped += s.length;
+    return '';
+  }
+  const why = __V.textHidden(node, getComputedStyle(el), __V.context(el));
+  if (!why) return s;
+  const k = why.why || why;
+  H.why[k] = (H.why[k] || 0) + 1;
+  if (typeof why === 'string') {
+    H.dropped += s.length;
+    return '';
+  }
+  H.dropped += s.length - why.keep.length;
+  return why.keep;
 }
 
 function textOf(root, max) {
@@ -31,5 +47,6 @@ function textOf(root, max) {
   if (secretField(root)) return '••••'; // internal/sensitive
   const r = __V.text(root, max * 4, secretSelf);
   H.dropped += r.dropped;
+  for (const [k, n] of Object.entries(r.why)) H.why[k] = (H.why[k] || 0) + n;
   return clip(norm(r.text), max);
 }

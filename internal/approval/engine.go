@@ -100,7 +100,7 @@ func New(opts *Options) (*Engine, error) {
 	def(&o.MaxGrantsPerSession, 64)
 	def(&o.MaxHistory, 4096)
 	def(&o.SubscriberBuffer, 64)
-	return &Engine{opts: o, st: newState(o.Observer, o.PendingTTL)}, nil
+	return &Engine{opts: o, st: newState(o.Observer, o.PendingTTL, o.MaxHistory)}, nil
 }
 
 // Require decides whether the call described by req may run now. In
@@ -182,24 +182,43 @@ func (e *Engine) prepare(req *Request) error {
 		return newErr(ErrUnclassified, fmt.Sprintf("class %q of %s: want read_only, mutating or sensitive; refused", req.Class, req.Action))
 	case req.SessionID == "" || req.Action == "":
 		return newErr(ErrInvalid, "session and action are required")
+	case len(req.Detail) > MaxDetail:
+		return newErr(ErrInvalid, fmt.Sprintf("the detail of %s is %d bytes, more than the %d a prompt shows whole; refused rather than cut", req.Action, len(req.Detail), MaxDetail))
 	}
 	req.Scope = req.Scope.canonical()
 	req.Target, req.Reason, req.PageWarning = capText(req.Target), capText(req.Reason), capText(req.PageWarning)
-	if req.Steps != nil {
-		steps := make([]string, len(req.Steps))
-		for i, s := range req.Steps {
-			steps[i] = capText(s)
-		}
-		req.Steps = steps
+	req.Describe, req.DetailLabel = capText(req.Describe), capText(req.DetailLabel)
+	req.Steps, req.Notes = capAll(req.Steps), capAll(req.Notes)
+	if req.Page != nil {
+		req.Page = &Page{Title: capText(req.Page.Title), URL: capText(req.Page.URL)}
 	}
 	_, oerr := policy.ParseOrigin(req.Scope.Origin)
-	req.SiteGrantable = oerr == nil && !policy.AlwaysAsk(req.Action)
+	// Site grants never cover a sensitive call (a script, an upload): each
+	// one is shown and approved alone.
+	req.SiteGrantable = oerr == nil && !policy.AlwaysAsk(req.Action) && req.Class != policy.Sensitive
 	return nil
 }
 
-// MaxText caps Request.Target, Reason and PageWarning (bytes): they are shown
-// to the user, kept in memory and written to the audit log.
+// capAll caps each line of a list (a copy; nil stays nil).
+func capAll(lines []string) []string {
+	if lines == nil {
+		return nil
+	}
+	out := make([]string, len(lines))
+	for i, s := range lines {
+		out[i] = capText(s)
+	}
+	return out
+}
+
+// MaxText caps Request.Target, Reason, PageWarning and each step and note
+// (bytes): they are shown to the user, kept in memory and written to the
+// audit log. The whole of a call that does not fit goes in Detail.
 const MaxText = 1024
+
+// MaxDetail bounds Request.Detail (bytes): execute_js refuses a longer
+// script before anything is asked, since a prompt never summarises.
+const MaxDetail = 32 << 10
 
 func capText(s string) string {
 	if len(s) <= MaxText {

@@ -47,13 +47,14 @@ type state struct {
 	subs     map[*subscriber]struct{}
 	next     time.Time     // earliest deadline: nothing to sweep before it
 	retain   time.Duration // how long an expired request is remembered for retries
+	maxDone  int           // bounds done (MaxHistory): applied by decisions and by sweeps that expire requests
 	observer func(Event)
 }
 
-func newState(observer func(Event), retain time.Duration) *state {
+func newState(observer func(Event), retain time.Duration, maxDone int) *state {
 	return &state{
 		pending: map[string]*record{}, done: map[string]*record{}, tokens: map[string]*tokenRec{},
-		grants: map[string]*SiteGrant{}, subs: map[*subscriber]struct{}{}, retain: retain, observer: observer,
+		grants: map[string]*SiteGrant{}, subs: map[*subscriber]struct{}{}, retain: retain, maxDone: maxDone, observer: observer,
 	}
 }
 
@@ -133,6 +134,7 @@ func (s *state) sweepLocked(now time.Time) {
 		}
 	}
 	s.history = slices.DeleteFunc(s.history, func(id string) bool { return s.done[id] == nil })
+	s.evictLocked(s.maxDone)
 }
 
 // finishLocked moves a pending request to a final status and wakes its

@@ -48,6 +48,24 @@ type Request struct {
 	// Steps names each step of a batch in words, in order (`type "…" into
 	// textbox "Name"`): the user approves exactly these.
 	Steps []string `json:"steps,omitempty"`
+	// Describe says in plain words what kind of thing the call does, the
+	// same for every call of its mode ("Go to another page in a tab"). The
+	// caller sets it (internal/gate keeps the wording of every mode).
+	Describe string `json:"describe,omitempty"`
+	// Notes are what the user should weigh besides the target, a sentence
+	// each: whether a navigation leaves the site and what data it carries,
+	// what a policy change lets run.
+	Notes []string `json:"notes,omitempty"`
+	// Detail is the whole of what the user approves when it does not fit
+	// a line (execute_js's script, navigate's full address, a policy
+	// change's rules), shown whole and scrollable, never cut: a request
+	// whose Detail passes MaxDetail is refused, not shortened.
+	// DetailLabel names it for the user ("The whole script").
+	Detail      string `json:"detail,omitempty"`
+	DetailLabel string `json:"detail_label,omitempty"`
+	// Page is the tab the call acts on as the browser reports it (its
+	// title and address from the browser, never from the page's script).
+	Page *Page `json:"page,omitempty"`
 
 	// Call fingerprints the call's arguments (the caller computes it): an
 	// approval given on this request is valid only for a call with the
@@ -61,6 +79,12 @@ type Request struct {
 	// Trigger marks a call started automatically (agent_watch), not by the
 	// agent: only read-only modes that the policy allows outright may run.
 	Trigger bool `json:"-"`
+}
+
+// Page is a tab's title and address as the browser reports them.
+type Page struct {
+	Title string `json:"title"`
+	URL   string `json:"url"`
 }
 
 // Kind is the kind of a user's approval.

@@ -108,16 +108,24 @@ func isTerminal(r io.Reader) bool {
 }
 
 // request is what the CLI shows of a pending request (approval.Request's
-// JSON).
+// JSON): the same words as the panel.
 type request struct {
 	RequestID   string   `json:"request_id"`
 	Action      string   `json:"action"`
 	Class       string   `json:"class"`
+	Describe    string   `json:"describe"`
 	Target      string   `json:"target"`
 	Reason      string   `json:"reason"`
 	Steps       []string `json:"steps"`
+	Notes       []string `json:"notes"`
+	Detail      string   `json:"detail"`
+	DetailLabel string   `json:"detail_label"`
 	PageWarning string   `json:"page_warning"`
-	Scope       struct {
+	Page        *struct {
+		Title string `json:"title"`
+		URL   string `json:"url"`
+	} `json:"page"`
+	Scope struct {
 		TabID  int    `json:"tab_id"`
 		Origin string `json:"origin"`
 	} `json:"scope"`
@@ -142,31 +150,45 @@ func pending(ctx context.Context, id string) (request, error) {
 	return request{}, fmt.Errorf("no pending request %s (decided, expired, or mistyped); list pending requests with observe {what:\"approvals\"} or in the Gasoline panel", id)
 }
 
-// describe writes the request as a person reads it. Targets, steps and
-// the warning quote the page, so every control character (a terminal
-// escape sequence, a bidi override) is shown as �.
+// describe writes the request as a person reads it: the same words as
+// the panel — what kind of call, what it acts on, every step, every note,
+// the whole script or address (never cut), the tab as the browser names
+// it, the page warning. Everything quotes the agent or the page, so every
+// control character (a terminal escape, a bidi override) outside a
+// script's line breaks and tabs is shown as �.
 func describe(w io.Writer, r request) {
-	r.Action, r.Class, r.Scope.Origin, r.Target, r.Reason, r.PageWarning =
-		printable(r.Action), printable(r.Class), printable(r.Scope.Origin), printable(r.Target), printable(r.Reason), printable(r.PageWarning)
-	for i := range r.Steps {
-		r.Steps[i] = printable(r.Steps[i])
-	}
-	fmt.Fprintf(w, "%s (%s) on tab %d", r.Action, r.Class, r.Scope.TabID)
+	fmt.Fprintf(w, "%s (%s) on tab %d", printable(r.Action), printable(r.Class), r.Scope.TabID)
 	if r.Scope.Origin != "" {
-		fmt.Fprintf(w, " at %s", r.Scope.Origin)
+		fmt.Fprintf(w, " at %s", printable(r.Scope.Origin))
 	}
 	fmt.Fprintln(w)
-	if r.Target != "" {
-		fmt.Fprintf(w, "  target: %s\n", r.Target)
+	line := func(label, s string) {
+		if s != "" {
+			fmt.Fprintf(w, "  %s: %s\n", label, printable(s))
+		}
 	}
+	line("asks to", r.Describe)
+	line("target", r.Target)
 	for i, s := range r.Steps {
-		fmt.Fprintf(w, "  step %d: %s\n", i+1, s)
+		line(fmt.Sprintf("step %d", i+1), s)
 	}
-	if r.Reason != "" {
-		fmt.Fprintf(w, "  the agent says: %s\n", r.Reason)
+	for _, s := range r.Notes {
+		line("note", s)
 	}
-	if r.PageWarning != "" {
-		fmt.Fprintf(w, "  WARNING: %s\n", r.PageWarning)
+	if r.Page != nil {
+		line("tab shows", fmt.Sprintf("%q %s (as the browser reports it)", r.Page.Title, r.Page.URL))
+	}
+	line("the agent says", r.Reason)
+	line("WARNING", r.PageWarning)
+	if r.Detail != "" {
+		label := r.DetailLabel
+		if label == "" {
+			label = "In full"
+		}
+		fmt.Fprintf(w, "  %s:\n", printable(label))
+		for _, l := range strings.Split(r.Detail, "\n") {
+			fmt.Fprintf(w, "    | %s\n", printableKeepTabs(l))
+		}
 	}
 }
 
@@ -177,6 +199,15 @@ func printable(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// printableKeepTabs is printable for a line of a script: its tabs stay.
+func printableKeepTabs(s string) string {
+	parts := strings.Split(s, "\t")
+	for i := range parts {
+		parts[i] = printable(parts[i])
+	}
+	return strings.Join(parts, "\t")
 }
 
 // confirm asks on the terminal; only y or yes approves.

@@ -63,9 +63,15 @@ type Entry struct {
 	RequestID  string    `json:"request_id,omitempty"`
 	ApprovalID string    `json:"approval_id,omitempty"`
 	// Target and Steps say what an approval request was for, in words
-	// (each step of a batch).
+	// (each step of a batch); Describe, Notes, Detail and Page are the
+	// rest of what the user was shown (the whole script, the whole
+	// address, a policy change), so the log carries the prompt's words.
 	Target     string   `json:"target,omitempty"`
 	Steps      []string `json:"steps,omitempty"`
+	Describe   string   `json:"describe,omitempty"`
+	Notes      []string `json:"notes,omitempty"`
+	Detail     string   `json:"detail,omitempty"`
+	Page       string   `json:"page,omitempty"` // the tab's title and address, as the browser reports them
 	Reason     string   `json:"reason,omitempty"`
 	Warning    string   `json:"warning,omitempty"` // an approval request's page warning
 	DurationMS int64    `json:"duration_ms,omitempty"`
@@ -238,25 +244,41 @@ func (l *Log) redact(e *Entry) (err error) {
 			err = errors.New("audit: the redaction hook failed; the entry was not written")
 		}
 	}()
-	fields := []*string{&e.SessionID, &e.Kind, &e.Action, &e.Class, &e.Decision, &e.RequestID, &e.ApprovalID, &e.Target, &e.Reason, &e.Warning, &e.Result}
-	if len(e.Steps) > MaxSteps {
-		e.Steps = e.Steps[:MaxSteps]
-	}
-	e.Steps = append([]string(nil), e.Steps...)
-	for i := range e.Steps {
-		fields = append(fields, &e.Steps[i])
+	fields := []*string{&e.SessionID, &e.Kind, &e.Action, &e.Class, &e.Decision, &e.RequestID, &e.ApprovalID, &e.Target, &e.Reason, &e.Warning, &e.Result,
+		&e.Describe, &e.Page}
+	for _, list := range []*[]string{&e.Steps, &e.Notes} {
+		if len(*list) > MaxSteps {
+			*list = (*list)[:MaxSteps]
+		}
+		*list = append([]string(nil), *list...)
+		for i := range *list {
+			fields = append(fields, &(*list)[i])
+		}
 	}
 	for _, s := range fields {
-		if l.opts.Redact != nil && *s != "" {
-			r, rerr := l.opts.Redact(*s)
-			if rerr != nil {
-				return fmt.Errorf("audit: redaction failed, the entry was not written: %w", rerr)
-			}
-			*s = r
+		if err := l.redactField(s, MaxField); err != nil {
+			return err
 		}
-		if len(*s) > MaxField {
-			*s = truncate(*s, MaxField)
+	}
+	return l.redactField(&e.Detail, MaxDetail)
+}
+
+// MaxDetail caps Entry.Detail: the whole of what a prompt showed (a
+// script is refused above this size before anyone is asked).
+const MaxDetail = 32<<10 + MaxField
+
+// redactField redacts one field, then cuts it to max (a cut never comes
+// before redaction: a secret cut in half would no longer be recognised).
+func (l *Log) redactField(s *string, max int) error {
+	if l.opts.Redact != nil && *s != "" {
+		r, rerr := l.opts.Redact(*s)
+		if rerr != nil {
+			return fmt.Errorf("audit: redaction failed, the entry was not written: %w", rerr)
 		}
+		*s = r
+	}
+	if len(*s) > max {
+		*s = truncate(*s, max)
 	}
 	return nil
 }

@@ -54,7 +54,7 @@ func SlotOf(tab int) Slot {
 // The fields of link messages that carry tab ids (docs/PROTOCOL.md).
 var (
 	// inboundFields are translated in events and panel requests.
-	inboundFields = []string{"tab_id", "replaced_tab_id"}
+	inboundFields = []string{"tab_id", "replaced_tab_id", "opener_tab_id"}
 	// outboundFields name the tab a request is for.
 	outboundFields = []string{"tab_id", "tab_ids"}
 )

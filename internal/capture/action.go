@@ -37,6 +37,7 @@ func (s *Store) AddAction(tabID int, a Action) (Action, bool) {
 	t.mu.Lock()
 	a.URL = t.pageURL
 	t.mu.Unlock()
+	defer s.trim()
 	return store(t, t.actions, kAction, a)
 }
 

@@ -110,6 +110,7 @@ func (r *Ring[T]) Clear(visit func(T)) int {
 		}
 		*s = slot[T]{}
 	}
+	r.count(-r.bytes)
 	r.head, r.n, r.bytes = 0, 0, 0
 	r.cleared = r.last
 	return n

@@ -3,6 +3,7 @@ package capture
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Sized is the constraint on what a [Ring] holds: an entry that reports the
@@ -47,6 +48,9 @@ type Ring[T Sized[T]] struct {
 	last    uint64    // sequence number of the newest appended entry
 	evicted uint64    // entries appended but no longer kept
 	cleared uint64    // sequence number of the newest entry Clear dropped
+	// total, when set, is the store-wide count of bytes kept that this
+	// ring's bytes are part of (Options.MaxBytes); detach unsets it.
+	total *atomic.Int64
 }
 
 // NewRing returns an empty ring that keeps at most maxEntries entries
@@ -70,6 +74,8 @@ func (r *Ring[T]) Append(v T) uint64 {
 		r.evicted++
 		return seq
 	}
+	before := r.bytes
+	defer func() { r.count(r.bytes - before) }()
 	for r.n > 0 && (r.n >= r.maxEntries || r.maxBytes > 0 && r.bytes+int64(size) > r.maxBytes) {
 		old := &r.buf[r.head]
 		r.bytes -= int64(old.size)
@@ -163,6 +169,48 @@ type RingStats struct {
 	Bytes   int64  `json:"bytes"`
 	Evicted uint64 `json:"evicted"`
 	Last    uint64 `json:"last_cursor"`
+}
+
+// count adds delta to the store-wide byte count. Called with r.mu held.
+func (r *Ring[T]) count(delta int64) {
+	if r.total != nil && delta != 0 {
+		r.total.Add(delta)
+	}
+}
+
+// countIn makes the ring's bytes part of total from now on.
+func (r *Ring[T]) countIn(total *atomic.Int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.total = total
+	r.count(r.bytes)
+}
+
+// detach takes the ring's bytes out of the store-wide count, for good (its
+// tab was dropped: an append still under way counts nowhere).
+func (r *Ring[T]) detach() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.count(-r.bytes)
+	r.total = nil
+}
+
+// evictOldest drops the oldest kept entry, counted as evicted (readers see
+// it as missed), and reports whether there was one.
+func (r *Ring[T]) evictOldest() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.n == 0 {
+		return false
+	}
+	old := &r.buf[r.head]
+	r.bytes -= int64(old.size)
+	r.count(-int64(old.size))
+	*old = slot[T]{}
+	r.head = (r.head + 1) % len(r.buf)
+	r.n--
+	r.evicted++
+	return true
 }
 
 // Stats returns the ring's counters.

@@ -40,6 +40,10 @@ type Options struct {
 	MaxOpenSockets  int // WebSockets whose URL is remembered per tab; default 64
 	MaxErrorGroups  int // distinct error messages per tab; default 500, least recent dropped
 	MaxTabs         int // tabs with buffers; default 32, least recently active dropped
+	// MaxBytes bounds the approximate bytes of entries kept across all
+	// tabs and kinds; default 64 MiB, the least recently active tab's
+	// largest buffer giving up its oldest entries first (budget.go).
+	MaxBytes int64
 
 	MaxTextBytes    int // console text and exception message; default 16 KiB
 	MaxURLBytes     int // any URL (data: URLs can be huge); default 4 KiB
@@ -105,6 +109,10 @@ func (o *Options) withDefaults() (Options, error) {
 		}
 		*f.v = cmpOr(*f.v, f.def)
 	}
+	if c.MaxBytes < 0 {
+		return c, fmt.Errorf("capture: Options.MaxBytes is negative")
+	}
+	c.MaxBytes = cmpOr(c.MaxBytes, 64*mib)
 	if int64(c.MaxTextBytes) > c.Console.MaxBytes {
 		return c, fmt.Errorf("capture: Options.MaxTextBytes %d exceeds Console.MaxBytes %d", c.MaxTextBytes, c.Console.MaxBytes)
 	}
@@ -135,6 +143,10 @@ type Store struct {
 	activity    atomic.Uint64 // ticks once per ingested event; orders tabs by recent use
 	malformed   atomic.Uint64
 	tabsEvicted atomic.Uint64
+
+	bytes    atomic.Int64  // bytes of entries kept, every tab (Options.MaxBytes)
+	trimmed  atomic.Uint64 // entries evicted by MaxBytes
+	trimming sync.Mutex    // one trim at a time (budget.go)
 }
 
 // NewStore returns an empty store configured by opts (nil: all defaults).
@@ -157,6 +169,7 @@ func (s *Store) Ingest(tabID int, method string, params json.RawMessage) {
 	if err := h(s.tabFor(tabID), params); err != nil {
 		s.malformed.Add(1)
 	}
+	s.trim()
 }
 
 // handlerFor returns the decoder of a captured CDP method, or nil.
@@ -212,6 +225,7 @@ func (s *Store) tabFor(id int) *tab {
 			s.evictIdleTab()
 		}
 		t = newTab(&s.opts)
+		t.countIn(&s.bytes)
 		s.tabs[id] = t
 	}
 	t.lastUse.Store(tick)
@@ -228,6 +242,9 @@ func (s *Store) evictIdleTab() {
 		if u := t.lastUse.Load(); first || u < oldestUse {
 			oldest, oldestUse, first = id, u, false
 		}
+	}
+	if t := s.tabs[oldest]; t != nil {
+		t.detach()
 	}
 	delete(s.tabs, oldest)
 	s.tabsEvicted.Add(1)
@@ -246,6 +263,9 @@ func (s *Store) get(id int) *tab {
 func (s *Store) Forget(tabID int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if t := s.tabs[tabID]; t != nil {
+		t.detach()
+	}
 	delete(s.tabs, tabID)
 }
 

@@ -57,6 +57,8 @@ func (r Role) String() string {
 		return "link"
 	case Approver:
 		return "approver"
+	case Remote:
+		return "remote"
 	}
 	return "none"
 }
@@ -70,6 +72,8 @@ func (r Role) Describe() string {
 		return "the link credential (the extension link: the native host Chrome starts)"
 	case Approver:
 		return "the approver credential (the Gasoline panel, or `gasoline-host approve|deny` run by a person at a terminal)"
+	case Remote:
+		return "a remote agent's credential (`gasoline-host remote add NAME` prints it; MCP over /mcp only)"
 	}
 	return "no credential"
 }
@@ -84,11 +88,15 @@ func Path(stateDir string, r Role) string { return filepath.Join(Dir(stateDir), 
 // Approver: no daemon has started in this state directory).
 var ErrMissing = errors.New("creds: no credential file")
 
-// Load reads a role's credential.
+// Load reads a role's credential. A file that is a symlink, not this
+// user's or open to others is refused with ErrUnsafe (secure.go).
 func Load(stateDir string, r Role) (string, error) {
-	raw, err := os.ReadFile(Path(stateDir, r))
+	raw, err := readPrivate(Path(stateDir, r))
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%w for the %s role at %s", ErrMissing, r, Path(stateDir, r))
+	}
+	if errors.Is(err, ErrUnsafe) {
+		return "", fmt.Errorf("%w; it is not used: the daemon replaces it when it starts (or run `gasoline-host token rotate` for the agent credential)", err)
 	}
 	if err != nil {
 		return "", fmt.Errorf("creds: reading the %s credential: %w", r, err)

@@ -55,7 +55,7 @@ func TestSetKnowsEachRoleAndFollowsRotation(t *testing.T) {
 	dir := t.TempDir()
 	first, err := Ensure(dir, Agent)
 	require.NoError(t, err)
-	s, err := OpenSet(dir)
+	s, err := OpenSet(dir, nil)
 	require.NoError(t, err)
 	require.Equal(t, first, s.Value(Agent), "the daemon keeps the install's agent credential")
 	seen := map[string]bool{}
@@ -73,7 +73,7 @@ func TestSetKnowsEachRoleAndFollowsRotation(t *testing.T) {
 	require.Equal(t, None, s.RoleOf(first[:63]))
 
 	// A second daemon start: new link and approver, same agent.
-	s2, err := OpenSet(dir)
+	s2, err := OpenSet(dir, nil)
 	require.NoError(t, err)
 	require.Equal(t, first, s2.Value(Agent))
 	require.NotEqual(t, s.Value(Link), s2.Value(Link))

@@ -2,6 +2,7 @@ package creds
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"sync"
 )
@@ -14,6 +15,7 @@ type Set struct {
 	dir      string
 	link     string
 	approver string
+	remotes  Remotes // set before serving (SetRemotes); nil: none
 
 	mu    sync.Mutex
 	agent string
@@ -26,10 +28,15 @@ type fileStamp struct {
 	ok   bool
 }
 
-// OpenSet loads the agent credential (creating it on first use) and writes
-// fresh link and approver credentials for this daemon. Call it once the
-// daemon holds the state directory's lock.
-func OpenSet(stateDir string) (*Set, error) {
+// OpenSet makes the credentials folder safe (Secure: what another user
+// could have read or planted is replaced, and logged on log), loads the
+// agent credential (creating it on first use) and writes fresh link and
+// approver credentials for this daemon. Call it once the daemon holds the
+// state directory's lock.
+func OpenSet(stateDir string, log *slog.Logger) (*Set, error) {
+	if err := Secure(stateDir, log); err != nil {
+		return nil, err
+	}
 	s := &Set{dir: stateDir}
 	var err error
 	if s.agent, err = Ensure(stateDir, Agent); err != nil {
@@ -72,8 +79,9 @@ func (s *Set) RoleOf(tok string) Role {
 
 // agentValue re-reads the agent file when it changed: the file is the
 // truth. A rotated file wins at once; a deleted one is recreated with a
-// new credential (as `mcp-config` would); an unreadable or corrupt one
-// keeps the last good value.
+// new credential (as `mcp-config` would); an unreadable, corrupt or
+// unsafe one (a symlink, another user's, open to others) keeps the last
+// good value.
 func (s *Set) agentValue() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -118,6 +118,9 @@ type ChainOptions struct {
 	// SessionTTL shortens how long the daemon keeps a session whose
 	// client went away (0: the default).
 	SessionTTL time.Duration
+	// WebMCPOff starts Chromium without WebMCP (every other chain has it
+	// on: testbrowser.Args).
+	WebMCPOff bool
 }
 
 // StartChain starts the daemon in-process, Chromium with the extension, and
@@ -188,6 +191,7 @@ func StartChainWith(tb testing.TB, hostBin string, opts ChainOptions) *Chain {
 		UserDataDir:  udd,
 		Env:          []string{"GASOLINE_HOME=" + c.Home, "GASOLINE_PORT=" + strconv.Itoa(c.Port)},
 		ExtraArgs:    extra,
+		WebMCPOff:    opts.WebMCPOff,
 	})
 	wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer wcancel()

@@ -223,3 +223,117 @@ func TestE2EInteractWaits(t *testing.T) {
 	x.act("wait_for_stable", map[string]any{"idle_ms": 200})
 	assert.Equal(t, "8", js[string](x.client, `document.body.dataset.n`), "stable only after the last mutation")
 }
+
+// TestE2EInteractIconButtons: a click lands on what the agent named when
+// what the hit test finds is inside it — an icon drawn by a ::before
+// pseudo-element, an svg, a slotted child of a shadow host — and only a
+// real cover is "covered", named.
+func TestE2EInteractIconButtons(t *testing.T) {
+	x := startInteract(t, "interact-icons")
+	x.open("icons.html")
+	for _, sel := range []string{"#refresh", "role=button[name=Save]", "#slotted"} {
+		a := x.act("click", map[string]any{"selector": sel})
+		t.Logf("%s: %s", sel, a.Text)
+	}
+	assert.Equal(t, "yes yes yes", js[string](x.client, `['refresh','save','slotted'].map(id => document.getElementById(id).dataset.clicked).join(' ')`))
+	a := x.fail("covered", "click", map[string]any{"selector": "#under"})
+	assert.Contains(t, a.Text, `is covered by div "cover"`, "the error names the cover")
+	assert.Empty(t, js[string](x.client, `document.getElementById('under').dataset.clicked || ''`), "a covered button is never clicked")
+}
+
+// TestE2EInteractDialogsEndCalls: a dialog that opens during a navigation
+// ends the call at once with dialog_open naming it (the calls give a
+// minute: one that waited behind the dialog would end in timeout), and
+// handle_dialog clears it.
+func TestE2EInteractDialogsEndCalls(t *testing.T) {
+	x := startInteract(t, "interact-leave")
+	x.open("unsaved.html")
+	x.act("type", map[string]any{"selector": "#draft", "text": "unsaved words"}) // trusted input: the page may ask before it unloads
+
+	a := x.call("interact", map[string]any{"what": "navigate", "url": x.PageURL("pages/actions/form.html"), "timeout_ms": 60000})
+	require.True(t, a.IsError, "navigate away from unsaved work: %s", a.Text)
+	assert.Equal(t, "dialog_open", a.code(), a.Text)
+	assert.Contains(t, a.Text, "beforeunload", a.Text)
+	x.fail("dialog_open", "navigate", map[string]any{"url": x.PageURL("pages/actions/form.html")}) // still open: said at once
+	x.act("handle_dialog", map[string]any{"accept": false})
+	assert.Equal(t, "unsaved words", js[string](x.client, `document.getElementById('draft').value`), "staying keeps the page")
+
+	a = x.call("interact", map[string]any{"what": "refresh", "timeout_ms": 60000})
+	assert.Equal(t, "dialog_open", a.code(), "refresh with unsaved work: %s", a.Text)
+	x.act("handle_dialog", map[string]any{"accept": false})
+
+	js[bool](x.client, `dirty = false; true`) // saved: leaving asks nothing now
+	a = x.call("interact", map[string]any{"what": "navigate", "url": x.PageURL("pages/actions/alert-on-load.html"), "timeout_ms": 60000})
+	assert.Equal(t, "dialog_open", a.code(), "navigate to a page that alerts while loading: %s", a.Text)
+	assert.Contains(t, a.Text, `alert dialog ("Welcome back")`, a.Text)
+	a = x.act("handle_dialog", map[string]any{"accept": true})
+	assert.Contains(t, a.Text, "Welcome back", a.Text)
+	jsUntil(x.client, `document.getElementById('out').textContent === 'after'`, 20*time.Second)
+}
+
+// TestE2ESnapshotWaitsForFirstRender: a page that has drawn nothing yet is
+// waited for, bounded, and when nothing comes the snapshot says so
+// instead of answering an empty tree; a page that draws shows its tree.
+func TestE2ESnapshotWaitsForFirstRender(t *testing.T) {
+	x := startInteract(t, "snapshot-render")
+	x.open("unrendered.html")
+	a := x.observe("snapshot", nil)
+	assert.Contains(t, a.Text, "the page has not rendered content yet", a.Text)
+	assert.Equal(t, true, a.Data["not_rendered"], a.Text)
+
+	x.act("navigate", map[string]any{"url": x.PageURL("pages/actions/unrendered.html#ready")})
+	x.act("refresh", nil)
+	a = x.observe("snapshot", nil)
+	assert.NotContains(t, a.Text, "not rendered", a.Text)
+	assert.Contains(t, a.Page, `button "Compose"`, a.Text)
+}
+
+// TestE2EInteractTypeIntoEditors: typing is checked where the text lands.
+// Editors that keep their text outside any value (CodeMirror 5's and
+// Monaco's hidden textarea, emptied on every input) and contenteditable
+// regions answer success once; get_value reads the editor's text; only an
+// editor that truly took nothing answers not_applied.
+func TestE2EInteractTypeIntoEditors(t *testing.T) {
+	x := startInteract(t, "interact-editors")
+	x.open("editors.html")
+	a := x.act("type", map[string]any{"selector": "#cm textarea", "text": "print(6 * 7)"})
+	assert.Contains(t, a.Text, `typed "print(6 * 7)"`, a.Text)
+	assert.Equal(t, "print(6 * 7)", x.act("get_value", map[string]any{"selector": "#cm textarea"}).Data["value"])
+	assert.Equal(t, "print(6 * 7)", x.act("get_value", map[string]any{"selector": "#cm"}).Data["value"], "the editor's box reads as its text")
+
+	x.act("type", map[string]any{"selector": "label=Script", "text": "let a = 1;\nlet b = 2;"})
+	assert.Equal(t, "let a = 1;\nlet b = 2;", x.act("get_value", map[string]any{"selector": "label=Script"}).Data["value"])
+	x.act("type", map[string]any{"selector": "#monaco", "text": "\n// done"}) // the editor's box takes the text into its input
+	assert.Equal(t, "let a = 1;\nlet b = 2;\n// done", x.act("get_value", map[string]any{"selector": "#monaco"}).Data["value"])
+
+	a = x.act("type", map[string]any{"selector": "label=Notes", "text": " thanks"})
+	assert.NotContains(t, a.Text, "reformatted", a.Text)
+	assert.Contains(t, x.act("get_value", map[string]any{"selector": "label=Notes"}).Data["value"], "thanks")
+
+	x.fail("not_applied", "type", map[string]any{"selector": "label=Frozen", "text": "lost"})
+}
+
+// TestE2ESnapshotLinkUnderCover: text inside a link that something paints
+// over is judged like any other text. An <a> has a host (its URL's) and
+// Chrome's elements a pseudo() method, which the paint-order code took for
+// a pseudo-element's: the walker threw and the whole snapshot failed
+// (Jupyter's Help ▸ About, over its menu bar's links).
+func TestE2ESnapshotLinkUnderCover(t *testing.T) {
+	x := startInteract(t, "snapshot-covered-link")
+	x.open("covered-link.html")
+	a := x.observe("snapshot", nil)
+	assert.Contains(t, a.Page, `button "Menu item"`, a.Text)
+	assert.Contains(t, a.Page, `link "More"`, a.Text)
+}
+
+// TestE2EInteractClickSettles: a click answers once what it set moving has
+// stopped (bounded), so the snapshot right after it shows the dialog that
+// a fade chain opened, as a person sees it then.
+func TestE2EInteractClickSettles(t *testing.T) {
+	x := startInteract(t, "interact-settle")
+	x.open("fade-dialog.html")
+	x.snap(nil)
+	x.act("click", map[string]any{"selector": "#open"})
+	a := x.observe("snapshot", map[string]any{"diff": true})
+	assert.Contains(t, a.Page, `textbox "New name"`, "the dialog the click opened is in the next snapshot: %s", a.Text)
+}

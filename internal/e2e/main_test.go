@@ -17,6 +17,9 @@ var hostBin string
 // not this process's, and each test's cleanup ends those processes
 // (testbrowser.Stop, Chain.killSpawnedDaemon).
 func TestMain(m *testing.M) {
+	if os.Getenv("GASOLINE_E2E_AS_CLIENT") != "" { // TestE2EClientAsAnotherUser's client, run as that user
+		os.Exit(asClient())
+	}
 	dir, err := os.MkdirTemp("", "gasoline-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -38,22 +38,16 @@ type panel struct {
 	close func()        // closes its tab
 }
 
-// openPanel opens the panel in a foreground tab of the chain's browser,
-// sized like a side panel.
+// openPanel opens the panel in a tab of the chain's browser through its
+// DevTools port, sized like a side panel: the test acts as the user does,
+// from outside. (The extension never debugs its own pages, so no agent's
+// path reaches the panel; the chain must start with RemoteDebugging.)
 func openPanel(t *testing.T, ctx context.Context, c *Chain) *panel {
 	t.Helper()
-	raw, err := c.Link.Call(ctx, "tabs.create", map[string]any{"url": panelURL, "active": true})
-	require.NoError(t, err)
-	var res struct {
-		Tab tab `json:"tab"`
+	if _, err := os.Stat(filepath.Join(c.Browser.UserDataDir, "DevToolsActivePort")); err != nil {
+		t.Fatal("openPanel drives the panel through DevTools: start the chain with ChainOptions{RemoteDebugging: true}")
 	}
-	require.NoError(t, json.Unmarshal(raw, &res))
-	p := newPanel(t, ctx, c.Server.CDP(res.Tab.ID))
-	p.close = func() {
-		_, err := c.Link.Call(ctx, "tabs.close", map[string]any{"tab_id": res.Tab.ID})
-		require.NoError(t, err)
-	}
-	return p
+	return openPanelDirect(t, ctx, c)
 }
 
 func newPanel(t testing.TB, ctx context.Context, s cdproto.Session) *panel {
@@ -174,7 +168,7 @@ func setPolicy(ctx context.Context, cs *mcp.ClientSession, rules []any) <-chan m
 }
 
 func TestE2EPanelApprovals(t *testing.T) {
-	c := StartChain(t, hostBin)
+	c := StartChainWith(t, hostBin, ChainOptions{RemoteDebugging: true})
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 
@@ -208,7 +202,7 @@ func TestE2EPanelApprovals(t *testing.T) {
 	require.Equal(t, `button "Pay now" on https://shop.example/checkout`, f["target"])
 	require.Equal(t, "tab:7", f["tab"])
 	require.Equal(t, "https://shop.example", f["origin"])
-	require.Equal(t, "session sess_demo", f["who"])
+	require.Regexp(t, `^an MCP client \(session s_[0-9a-f]{12}\)$`, f["who"], "a session is named by a handle, never its id")
 	require.Regexp(t, `^[0-5]:\d\d$`, f["timeLeft"])
 	require.Equal(t, "true", f["site"])
 	p.waitState(ctx, "needs_approval")
@@ -229,7 +223,7 @@ func TestE2EPanelApprovals(t *testing.T) {
 	f = p.prompt(ctx, "configure.policy")
 	require.Equal(t, "not tied to a tab", f["tab"])
 	require.Equal(t, "false", f["site"], "no site to grant: no page")
-	require.Contains(t, f["who"], "session ")
+	require.Regexp(t, `^panel-e2e \(session s_[0-9a-f]{12}\)$`, f["who"], "the client asks, named by its handle")
 	p.shot(ctx, "04-needs-approval-policy.png")
 	p.click(ctx, `.prompt[data-request-id="`+f["id"]+`"] .approve-once`)
 	res := <-done
@@ -242,8 +236,9 @@ func TestE2EPanelApprovals(t *testing.T) {
 	  e.querySelector('.what').textContent === 'Approved' && e.querySelector('.text').textContent.startsWith('configure.policy — once'))`)
 	p.shot(ctx, "05-after-approve.png")
 
-	// A second change: the user denies; the call fails and nothing changes.
-	done = setPolicy(ctx, cs, []any{map[string]any{"effect": "allow", "class": "mutating", "action": "*", "origin": "*"}})
+	// A second change (a tightening: an agent may only ask for those): the
+	// user denies; the call fails and nothing changes.
+	done = setPolicy(ctx, cs, []any{map[string]any{"effect": "deny", "class": "sensitive", "action": "interact.upload", "origin": "*"}})
 	f = p.prompt(ctx, "configure.policy")
 	p.click(ctx, `.prompt[data-request-id="`+f["id"]+`"] .deny`)
 	res = <-done

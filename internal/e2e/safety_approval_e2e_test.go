@@ -68,7 +68,7 @@ func clickAsync(a *client, tab int) <-chan answer {
 // browser) and the click happens once; a denied click leaves the page
 // untouched.
 func TestE2EGatedClickApprovedInPanel(t *testing.T) {
-	c := StartChainWith(t, hostBin, ChainOptions{Policy: gateClicksPolicy})
+	c := StartChainWith(t, hostBin, ChainOptions{Policy: gateClicksPolicy, RemoteDebugging: true})
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	a := mcpClient(t, c.Server.Port(), c.Server.Token(), "safety-e2e")

@@ -151,7 +151,7 @@ func TestE2ESidePanelChat(t *testing.T) {
 	conv := p.statusRow(ctx, "Conversation")
 	require.True(t, strings.HasPrefix(conv, "conv_"), "conversation %q", conv)
 
-	require.Equal(t, "gasoline-redact/1 · 0 redacted · 0 blocked", strings.TrimPrefix(p.text(ctx, "#redaction"), "Redaction "))
+	require.Equal(t, "gasoline-redact/2 · 0 redacted · 0 blocked", strings.TrimPrefix(p.text(ctx, "#redaction"), "Redaction "))
 
 	// The first turn's observe attached the tab: wait until the daemon
 	// captured the page's error and failing requests (the page keeps

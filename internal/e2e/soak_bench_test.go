@@ -20,10 +20,14 @@ import (
 // BenchmarkE2ESoak: 4 agents — 2 over streamable HTTP, 2 through
 // `gasoline-host --mcp` — each in its own tab of the real browser, make
 // mixed calls (reads, snapshots, screenshots, typing, clicks, scripts,
-// navigations) for $GASOLINE_SOAK (a Go duration, default 2m). It reports
-// calls, errors, p50/p95 per mode and the daemon's resident memory over
-// time (a sample every $GASOLINE_SOAK_SAMPLE, default 10s). `make soak`.
-// Run once (-benchtime 1x): it measures, it asserts nothing about speed.
+// navigations) for $GASOLINE_SOAK (a Go duration, default 2m), while a
+// fifth comes and goes: a new session and a new tab each round, both
+// ended after one round of calls (soak_churn_test.go). It reports
+// calls, errors, p50/p95 per mode and the daemon's memory over time (a
+// sample every $GASOLINE_SOAK_SAMPLE, default 10s: resident set, live
+// heap, the size of every store), heap profiles at a third and at the end,
+// and a verdict comparing the first and last thirds (soak_memory_test.go).
+// `make soak`. Run once (-benchtime 1x): it measures, it asserts nothing.
 func BenchmarkE2ESoak(b *testing.B) {
 	dur := envDuration(b, "GASOLINE_SOAK", 2*time.Minute)
 	every := envDuration(b, "GASOLINE_SOAK_SAMPLE", 10*time.Second)
@@ -40,41 +44,24 @@ func BenchmarkE2ESoak(b *testing.B) {
 		tabs[i] = a.newTab(page)
 	}
 	pid := s.pid(b)
+	dbg, err := newDaemonDebug(s)
+	if err != nil {
+		b.Fatal(err)
+	}
 	st := newSoakStats()
 	ctx, cancel := context.WithTimeout(b.Context(), dur)
 	defer cancel()
 	var wg sync.WaitGroup
-	wg.Go(func() { st.sample(ctx, pid, every) })
+	wg.Go(func() { st.sample(ctx, pid, dbg, every, dur) })
 	b.ResetTimer()
 	for i, a := range agents {
 		wg.Go(func() { soakAgent(ctx, a, tabs[i], page, st) })
 	}
+	wg.Go(func() { soakChurn(ctx, s, s.token(b), page, st) })
 	wg.Wait()
 	b.StopTimer()
+	st.atRest(pid, dbg)
 	st.report(b, dur)
-}
-
-// soakCalls is one round of an agent's mixed calls: mode key → arguments.
-func soakCalls(tab int, page string) [][2]any {
-	t := map[string]any{"tab_id": tab}
-	with := func(m map[string]any) map[string]any {
-		for k, v := range t {
-			m[k] = v
-		}
-		return m
-	}
-	return [][2]any{
-		{"observe.page", with(map[string]any{"what": "page"})},
-		{"observe.snapshot", with(map[string]any{"what": "snapshot", "interactive_only": true})},
-		{"interact.type", with(map[string]any{"what": "type", "selector": "#name", "text": "Ada", "clear": true})},
-		{"interact.click", with(map[string]any{"what": "click", "selector": "#terms"})},
-		{"interact.execute_js", with(map[string]any{"what": "execute_js", "script": "document.title.length"})},
-		{"observe.logs", with(map[string]any{"what": "logs"})},
-		{"observe.screenshot", with(map[string]any{"what": "screenshot"})},
-		{"observe.network_waterfall", with(map[string]any{"what": "network_waterfall"})},
-		{"interact.navigate", with(map[string]any{"what": "navigate", "url": page})},
-		{"configure.health", map[string]any{"what": "health"}},
-	}
 }
 
 func soakAgent(ctx context.Context, a *client, tab int, page string, st *soakStats) {
@@ -107,12 +94,14 @@ func soakStdio(b *testing.B, s *spawned, name string) *client {
 }
 
 type soakStats struct {
-	mu      sync.Mutex
-	lat     map[string]latencies
-	errs    map[string]int
-	first   map[string]string // the first error of each mode
-	samples []string          // "t+Ns rss MiB"
-	maxRSS  int64
+	mu       sync.Mutex
+	lat      map[string]latencies
+	errs     map[string]int
+	first    map[string]string // the first error of each mode
+	samples  []soakSample
+	profiles []string   // heap profiles written (or why not)
+	rest     soakSample // the daemon at rest, after the agents stopped
+	maxRSS   int64
 }
 
 func newSoakStats() *soakStats {
@@ -127,7 +116,7 @@ func (st *soakStats) record(key string, d time.Duration, res *mcp.CallToolResult
 	switch {
 	case err != nil:
 		msg = err.Error()
-	case res.IsError:
+	case res != nil && res.IsError:
 		for _, c := range res.Content {
 			if tc, ok := c.(*mcp.TextContent); ok {
 				msg = tc.Text
@@ -138,26 +127,6 @@ func (st *soakStats) record(key string, d time.Duration, res *mcp.CallToolResult
 		st.errs[key]++
 		if st.first[key] == "" {
 			st.first[key] = msg
-		}
-	}
-}
-
-// sample records the daemon's resident memory every interval until ctx
-// ends, and once more then.
-func (st *soakStats) sample(ctx context.Context, pid int, every time.Duration) {
-	start := time.Now()
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		cur, _ := rss(pid)
-		st.mu.Lock()
-		st.samples = append(st.samples, fmt.Sprintf("t+%-5s %6.1f MiB", time.Since(start).Round(time.Second), float64(cur)/(1<<20)))
-		st.maxRSS = max(st.maxRSS, cur)
-		st.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
 		}
 	}
 }
@@ -174,7 +143,7 @@ func (st *soakStats) report(b *testing.B, dur time.Duration) {
 	}
 	sort.Strings(keys)
 	var out strings.Builder
-	fmt.Fprintf(&out, "soak: 4 agents (2 HTTP, 2 stdio) for %s: %d calls, %d errors\n", dur, calls, errs)
+	fmt.Fprintf(&out, "soak: 4 agents (2 HTTP, 2 stdio) and 1 that comes and goes (a session and a tab per round) for %s: %d calls, %d errors\n", dur, calls, errs)
 	fmt.Fprintf(&out, "%-28s %7s %7s %9s %9s\n", "mode", "calls", "errors", "p50 ms", "p95 ms")
 	for _, k := range keys {
 		l := slices.Clone(st.lat[k])
@@ -187,7 +156,7 @@ func (st *soakStats) report(b *testing.B, dur time.Duration) {
 			fmt.Fprintf(&out, "    first error: %.300s\n", st.first[k])
 		}
 	}
-	fmt.Fprintf(&out, "daemon resident memory:\n  %s\n", strings.Join(st.samples, "\n  "))
+	st.memoryReport(&out)
 	fmt.Print(out.String()) // whole: the testing package cuts long benchmark logs
 	b.ReportMetric(float64(calls), "calls")
 	b.ReportMetric(float64(errs), "errors")

@@ -97,8 +97,8 @@ func TestE2EUntrustedHiddenText(t *testing.T) {
 	t.Logf("snapshot:\n%s", snap.Text)
 
 	nonce := fenceNonce(t, snap)
-	require.Equal(t, nonce, fenceNonce(t, text), "one nonce per session")
-	require.Equal(t, nonce, fenceNonce(t, explore))
+	require.NotEqual(t, nonce, fenceNonce(t, text), "a nonce per result")
+	require.NotEqual(t, fenceNonce(t, text), fenceNonce(t, explore), "a nonce per result")
 
 	// What reached the agent, per answer: no hidden passage; every visible
 	// passage (get_text reads the light DOM of body: not the iframe's
@@ -123,7 +123,7 @@ func TestE2EUntrustedHiddenText(t *testing.T) {
 		assert.Greater(t, e.a.Data["hidden_dropped"], 0.0, "%s counts what it dropped", e.name)
 		assert.Contains(t, e.a.Text, "passage(s) of page text no person can see (hidden_dropped)", "%s: the note", e.name)
 	}
-	assert.EqualValues(t, 29, snap.Data["hidden_dropped"], "every hidden passage but the two display:none ones is counted")
+	assert.EqualValues(t, 30, snap.Data["hidden_dropped"], "every hidden passage but the two display:none ones is counted, and the clipped tail of the ellipsis")
 
 	t.Run("names from visually-hidden labels stay, capped", func(t *testing.T) {
 		body := snap.Page
@@ -180,7 +180,8 @@ const hiddenJS = `(() => {
     const cs = getComputedStyle(el);
     if (cs.display === 'none' || ['script', 'style', 'head', 'noscript', 'template', 'select'].includes(el.localName)) return;
     const c = V.enter(el, cs, ctx);
-    for (const k of (el.shadowRoot || el).childNodes) {
+    const kids = el.localName === 'details' && !el.open ? [el.querySelector(':scope > summary')].filter(Boolean) : (el.shadowRoot || el).childNodes;
+    for (const k of kids) {
       if (k.nodeType === 1) walk(k, c);
       else if (k.nodeType === 3 && /\S/.test(k.data)) { const w = V.textHidden(k, cs, c); if (w) out.push(w + ': ' + k.data.trim()); }
     }
@@ -222,7 +223,15 @@ func TestE2EUntrustedOrdinaryPages(t *testing.T) {
 		if name, ok := strings.CutPrefix(p, "bench:"); ok {
 			url = bench.URL + "/" + name
 		}
-		tab := x.newTab(url)
+		var tab int
+		if p == "pages/actions/alert-on-load.html" { // it alerts while it loads: new_tab says so at once
+			a := x.call("interact", map[string]any{"what": "new_tab", "url": url})
+			require.Equal(t, "dialog_open", a.code(), a.Text)
+			x.act("handle_dialog", map[string]any{"accept": true})
+			tab = int(x.observe("tabs", nil).Data["current_tab"].(float64))
+		} else {
+			tab = x.newTab(url)
+		}
 		if p == "pages/relay/dialog.html" { // its alert comes just after load and blocks the page
 			eventually(t, 15*time.Second, "the alert answered", func() bool {
 				return !x.call("interact", map[string]any{"what": "handle_dialog", "accept": true, "tab_id": tab}).IsError
@@ -238,10 +247,8 @@ func TestE2EUntrustedOrdinaryPages(t *testing.T) {
 				flags = append(flags, fmt.Sprint(f.(map[string]any)["excerpt"]))
 			}
 		}
-		var drops []string
-		raw, err := json.Marshal(x.act("execute_js", map[string]any{"script": visible.JS + hiddenJS, "tab_id": tab}).Data["value"])
-		require.NoError(t, err)
-		require.NoError(t, json.Unmarshal(raw, &drops))
+		var drops []string // the test's own probe, through the harness's CDP: no agent call (execute_js refuses a script this long)
+		x.hand(t, tab).eval(visible.JS+hiddenJS, &drops)
 		unexpected := slices.DeleteFunc(slices.Clone(drops), func(d string) bool { return slices.Contains(ordinaryDrops[p], d) })
 		passages += n
 		flagged += len(flags)
@@ -285,7 +292,7 @@ func elicitingClient(t *testing.T, c *Chain, seen chan<- string) *client {
 // though it declares elicitation, is never asked: nothing that travels
 // over the agent's session decides an approval (docs/SECURITY.md).
 func TestE2EUntrustedWarningReachesTheUser(t *testing.T) {
-	c := StartChainWith(t, hostBin, ChainOptions{Policy: gateClicksPolicy})
+	c := StartChainWith(t, hostBin, ChainOptions{Policy: gateClicksPolicy, RemoteDebugging: true})
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	seen := make(chan string, 4)
@@ -327,4 +334,54 @@ func TestE2EUntrustedWarningReachesTheUser(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, warned, 2, "the audit log keeps the warning with the request and the denial")
 	p.close()
+}
+
+// forgeryLines is how many lines forge.html writes from an id.
+const forgeryLines = 11
+
+// checkNotForged: an answer that carries page lines forged with id has a
+// fence of its own (another id), and no line between its fence lines reads
+// as a fence line or a note of Gasoline's after folding; wantNeutral lines
+// are there, neutralised (get_text quotes the text on one line; a snapshot
+// has a line per paragraph).
+func checkNotForged(t *testing.T, a answer, id string, wantNeutral int) {
+	t.Helper()
+	nonce := fenceNonce(t, a)
+	require.NotEqual(t, id, nonce, "the page knew this answer's fence id")
+	lines := strings.Split(a.Text, "\n")
+	open := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, untrusted.OpenMark+" ") })
+	require.GreaterOrEqual(t, open, 0, a.Text)
+	neutral := 0
+	for _, l := range lines[open+1 : len(lines)-1] {
+		assert.False(t, untrusted.ImitatesGasoline(l), "a page line reads as Gasoline's: %q", l)
+		if strings.Contains(l, untrusted.NotGasolines) {
+			neutral++
+		}
+	}
+	assert.GreaterOrEqual(t, neutral, wantNeutral, "the forged lines are there, neutralised:\n%s", a.Text)
+	assert.Equal(t, lines[len(lines)-1], untrusted.CloseMark+" "+nonce+">>>", "the real close line ends the answer")
+}
+
+// TestE2EUntrustedFenceCannotBeForged: a page that learns a fence id —
+// from the URL the agent navigated to, or from what the agent typed into
+// a field — writes copies of the close line with it in zero-width,
+// homoglyph, fullwidth, combining, variation-selector and bidi disguises,
+// and imitations of Gasoline's notes; through a real chain none of them
+// reads as Gasoline's line in the next answers (get_text, snapshot), each
+// of which has a fence id of its own.
+func TestE2EUntrustedFenceCannotBeForged(t *testing.T) {
+	x := startInteract(t, "untrusted-forge")
+	page := x.PageURL("pages/untrusted/forge.html")
+	x.newTab(page)
+	learnt := fenceNonce(t, x.observe("snapshot", nil))
+
+	x.act("navigate", map[string]any{"url": page + "?id=" + learnt})
+	checkNotForged(t, x.act("get_text", map[string]any{"selector": "#out"}), learnt, 1)
+	snap := x.observe("snapshot", nil)
+	checkNotForged(t, snap, learnt, forgeryLines)
+
+	typed := fenceNonce(t, snap)
+	x.act("type", map[string]any{"selector": "#ref", "text": typed})
+	checkNotForged(t, x.act("get_text", map[string]any{"selector": "#out"}), typed, 1)
+	checkNotForged(t, x.observe("snapshot", nil), typed, forgeryLines)
 }

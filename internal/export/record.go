@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/memory"
 )
 
 // Action is one recorded interact call, in a form a replay can use.
@@ -85,12 +87,16 @@ type Recorder struct {
 	mu       sync.Mutex
 	sessions map[string]*record
 	order    []string // sessions, least recently recorded first
+	// ended are sessions forgotten lately (Forget), oldest first: an
+	// approval event of theirs that arrives after they ended (their
+	// pending requests expire as they end) records nothing.
+	ended []string
 }
 
 type record struct {
-	actions   []Action
-	calls     []ToolCall
-	decisions []Decision
+	actions   ring[Action]
+	calls     ring[ToolCall]
+	decisions ring[Decision]
 	seq       int
 }
 
@@ -107,6 +113,9 @@ func NewRecorder() *Recorder { return &Recorder{sessions: map[string]*record{}} 
 
 func (r *Recorder) session(id string) *record {
 	rec := r.sessions[id]
+	if rec == nil && slices.Contains(r.ended, id) {
+		return &record{} // written to and dropped
+	}
 	if rec == nil {
 		if len(r.order) >= MaxSessions {
 			delete(r.sessions, r.order[0])
@@ -121,13 +130,6 @@ func (r *Recorder) session(id string) *record {
 	return rec
 }
 
-func capped[T any](s []T, n int) []T {
-	if over := len(s) - n; over > 0 {
-		return append(s[:0:0], s[over:]...)
-	}
-	return s
-}
-
 // Action records an interact call's action.
 func (r *Recorder) Action(session string, a Action) {
 	r.mu.Lock()
@@ -135,7 +137,7 @@ func (r *Recorder) Action(session string, a Action) {
 	rec := r.session(session)
 	rec.seq++
 	a.Seq = rec.seq
-	rec.actions = capped(append(rec.actions, a), MaxActions)
+	rec.actions.add(a, MaxActions)
 }
 
 // Last returns the seq of the session's newest action (0 when none): the
@@ -154,7 +156,7 @@ func (r *Recorder) Call(session string, c ToolCall) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rec := r.session(session)
-	rec.calls = capped(append(rec.calls, c), MaxCalls)
+	rec.calls.add(c, MaxCalls)
 }
 
 // Decision records an approval event.
@@ -162,7 +164,7 @@ func (r *Recorder) Decision(session string, d Decision) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rec := r.session(session)
-	rec.decisions = capped(append(rec.decisions, d), MaxDecisions)
+	rec.decisions.add(d, MaxDecisions)
 }
 
 // Snapshot returns copies of a session's records.
@@ -173,7 +175,7 @@ func (r *Recorder) Snapshot(session string) (actions []Action, calls []ToolCall,
 	if rec == nil {
 		return nil, nil, nil
 	}
-	return slices.Clone(rec.actions), slices.Clone(rec.calls), slices.Clone(rec.decisions)
+	return rec.actions.values(), rec.calls.values(), rec.decisions.values()
 }
 
 // ActionOf builds the Action of an interact call from its arguments and
@@ -336,4 +338,44 @@ func isWord(s string) bool {
 		}
 	}
 	return true
+}
+
+// Forget drops a session's records: it ended, and no one can export it
+// any more. What arrives for it afterwards is not recorded.
+func (r *Recorder) Forget(session string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.sessions[session]; ok {
+		delete(r.sessions, session)
+		r.order = slices.DeleteFunc(r.order, func(s string) bool { return s == session })
+	}
+	if !slices.Contains(r.ended, session) {
+		if len(r.ended) == maxEnded {
+			r.ended = slices.Delete(r.ended, 0, 1)
+		}
+		r.ended = append(r.ended, session)
+	}
+}
+
+// maxEnded bounds the ended sessions remembered.
+const maxEnded = 256
+
+// Sizes reports what the recorder keeps against its bounds (the daemon's
+// memory report).
+func (r *Recorder) Sizes() []memory.Store {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var actions, calls, decisions int
+	for _, rec := range r.sessions {
+		actions += rec.actions.len()
+		calls += rec.calls.len()
+		decisions += rec.decisions.len()
+	}
+	return []memory.Store{
+		{Name: "export.sessions", Len: len(r.sessions), Cap: MaxSessions},
+		{Name: "export.ended_sessions", Len: len(r.ended), Cap: maxEnded},
+		{Name: "export.actions", Len: actions, Cap: MaxActions * MaxSessions},
+		{Name: "export.calls", Len: calls, Cap: MaxCalls * MaxSessions},
+		{Name: "export.decisions", Len: decisions, Cap: MaxDecisions * MaxSessions},
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/policy"
+	"github.com/gasoline-mcp/gasoline/internal/scheme"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -39,12 +40,23 @@ type Tabs interface {
 type Config struct {
 	Approvals *approval.Engine
 	Tabs      Tabs
-	// Describe names the element a target points at (button "Pay now"),
-	// or "" when it cannot before ctx ends.
+	// Describe names the element a target points at as a person sees it
+	// (`button showing "Transfer $5,000" (labelled "Close this
+	// dialog")`), or "" when it cannot before ctx ends.
 	Describe func(ctx context.Context, tab int, t actions.Target) string
+	// Page is a tab's title and address as the browser reports them
+	// (tab info), never as the page's script would.
+	Page func(ctx context.Context, tab int) (approval.Page, error)
+	// Configure says in words what a configure call changes, or refuses
+	// it when it would loosen a guard (the policy, redaction): that is
+	// the user's to do, in the panel or the CLI.
+	Configure func(c *mcpserver.Call) (Words, *tools.Error)
 	// Redact is the server stage of the redaction gateway: prompts are
 	// outputs like any other.
 	Redact func(sessionID, text string) (string, error)
+	// PageTools plans interact call_page_tool (pagetool.go); optional:
+	// without it the mode is refused.
+	PageTools PageTools
 }
 
 // Gate decides gated calls.
@@ -52,15 +64,15 @@ type Gate struct{ cfg Config }
 
 // New returns a Gate.
 func New(cfg Config) (*Gate, error) {
-	if cfg.Approvals == nil || cfg.Tabs == nil || cfg.Describe == nil || cfg.Redact == nil {
-		return nil, errors.New("gate: Config.Approvals, Tabs, Describe and Redact are required")
+	if cfg.Approvals == nil || cfg.Tabs == nil || cfg.Describe == nil || cfg.Page == nil || cfg.Configure == nil || cfg.Redact == nil { // PageTools is optional
+		return nil, errors.New("gate: Config.Approvals, Tabs, Describe, Page, Configure and Redact are required")
 	}
 	return &Gate{cfg: cfg}, nil
 }
 
-// describeWait bounds naming a call's elements for the prompt: they are
-// named in the tab's action queue, and a prompt without a name is better
-// than a late one.
+// describeWait bounds naming a call's elements and reading its tab for
+// the prompt: they are named in the tab's action queue, and a prompt
+// without a name is better than a late one.
 const describeWait = time.Second
 
 // Check is mcpserver.Options.Gate. It waits for the user up to the call's
@@ -70,9 +82,15 @@ func (g *Gate) Check(ctx context.Context, c *mcpserver.Call) *tools.Error {
 	if c.ReadsOnly() {
 		return nil
 	}
+	if e := g.destination(c); e != nil {
+		return e // file:, javascript:, an extension's page …: never asked, never run
+	}
 	p, e := planOf(c)
 	if e != nil {
 		return e // e.g. a sensitive step inside a batch: refused before asking
+	}
+	if c.Mode.Key() == PageToolMode {
+		return g.pageTool(ctx, c, p)
 	}
 	if p.class == tools.ReadOnly {
 		return nil // a batch of read-only steps
@@ -80,6 +98,12 @@ func (g *Gate) Check(ctx context.Context, c *mcpserver.Call) *tools.Error {
 	w, e := g.where(c)
 	if e != nil {
 		return e // a tab the session cannot use: nothing to approve
+	}
+	var cw Words
+	if c.Mode.Tool == "configure" {
+		if cw, e = g.cfg.Configure(c); e != nil {
+			return e // a change that loosens a guard is the user's to make
+		}
 	}
 	bare := g.bare(c, p, w)
 	gated, err := g.cfg.Approvals.Gates(bare)
@@ -89,16 +113,48 @@ func (g *Gate) Check(ctx context.Context, c *mcpserver.Call) *tools.Error {
 	if !gated {
 		return nil // the policy allows it: no one is asked, so nothing is named (no round trip to the tab)
 	}
-	req, e := g.request(c, bare, p, w)
+	req, e := g.request(ctx, c, bare, p, w, cw)
 	if e != nil {
 		return e
 	}
-	_, err = g.cfg.Approvals.Require(ctx, req, time.Duration(c.TimeoutMS)*time.Millisecond)
+	_, err = g.cfg.Approvals.Require(ctx, req, timeout(c))
 	if err == nil {
 		return nil
 	}
 	return refusal(c, err)
 }
+
+// destination refuses, before anything is asked, a navigation to a page
+// no agent may open (internal/scheme): file:, javascript:, data:,
+// view-source:, an extension's page, a browser page.
+func (g *Gate) destination(c *mcpserver.Call) *tools.Error {
+	if c.Mode.Tool != "interact" || (c.Mode.Name != "navigate" && c.Mode.Name != "new_tab") {
+		return nil
+	}
+	u := c.Str("url")
+	if u == "" && c.Mode.Name == "new_tab" {
+		return nil
+	}
+	if err := scheme.Navigation(u, g.from(c)); err != nil {
+		return scheme.ToolError(c.Mode.Key(), err)
+	}
+	return nil
+}
+
+// from is the page a navigation leaves ("" for new_tab, or a session with
+// no tab yet).
+func (g *Gate) from(c *mcpserver.Call) string {
+	if c.Mode.Name != "navigate" || c.Str("browser") != "" && c.Int("tab_id", 0) == 0 {
+		return ""
+	}
+	if t, ok := g.cfg.Tabs.Resolve(c.Session.ID(), c.Int("tab_id", 0)); ok {
+		return g.cfg.Tabs.URL(t)
+	}
+	return ""
+}
+
+// timeout is how long a call waits for the user: its budget.
+func timeout(c *mcpserver.Call) time.Duration { return time.Duration(c.TimeoutMS) * time.Millisecond }
 
 // where is the scope of a call, computed once: the tab it acts on and the
 // page's origin (the destination's, for navigation).
@@ -108,16 +164,18 @@ type where struct {
 }
 
 // where refuses, before anything is asked, an interact call on a tab the
-// session cannot use (another session's, the user's, a closed one, or
-// none yet); navigate without tab_id in a session with no tab, and
-// new_tab, open a tab and pass.
+// session cannot use (another session's, the user's, a closed one, one
+// showing a page off-limits to agents, or none yet); navigate without
+// tab_id in a session with no tab, and new_tab, open a tab and pass.
 func (g *Gate) where(c *mcpserver.Call) (where, *tools.Error) {
 	var w where
 	sid, tab := c.Session.ID(), c.Int("tab_id", 0)
 	if c.Mode.Tool == "interact" && c.Mode.Name != "new_tab" {
 		_, hasTab := g.cfg.Tabs.Resolve(sid, 0)
 		if !(c.Mode.Name == "navigate" && tab == 0 && !hasTab) {
-			if e := g.cfg.Tabs.Check(sid, tab); e != nil {
+			// close_tab may close a tab that went off-limits: it never
+			// reads or drives the page.
+			if e := g.cfg.Tabs.Check(sid, tab); e != nil && !(c.Mode.Name == "close_tab" && e.Code == scheme.Code) {
 				return w, e
 			}
 		}
@@ -129,9 +187,11 @@ func (g *Gate) where(c *mcpserver.Call) (where, *tools.Error) {
 	}
 	if u := c.Str("url"); u != "" {
 		w.scope.Origin = OriginOf(u)
-		w.label = " to " + w.scope.Origin
-		if w.scope.TabID != 0 && g.cfg.Tabs.IsShared(w.scope.TabID) {
-			w.label += fmt.Sprintf(" in your own tab %d, which you shared with this agent", w.scope.TabID)
+		if w.scope.TabID != 0 {
+			w.label = fmt.Sprintf(" in tab %d", w.scope.TabID)
+			if g.cfg.Tabs.IsShared(w.scope.TabID) {
+				w.label = fmt.Sprintf(" in your own tab %d, which you shared with this agent", w.scope.TabID)
+			}
 		}
 		return w, nil
 	}
@@ -154,46 +214,104 @@ func (g *Gate) bare(c *mcpserver.Call, p plan, w where) approval.Request {
 	}
 }
 
-// request completes req (bare) with what the call does in words, redacted.
-func (g *Gate) request(c *mcpserver.Call, req approval.Request, p plan, w where) (approval.Request, *tools.Error) {
+// request completes req (bare) with what the call does in words and the
+// tab as the browser shows it, redacted, every control and bidi
+// character made visible.
+func (g *Gate) request(ctx context.Context, c *mcpserver.Call, req approval.Request, p plan, w where, cw Words) (approval.Request, *tools.Error) {
 	sid := req.SessionID
-	target, steps := g.words(c, p, w)
-	var err error
-	if target, err = g.cfg.Redact(sid, target); err != nil {
-		return approval.Request{}, mcpserver.Blocked("the approval request", err)
-	}
-	for i := range steps {
-		if steps[i], err = g.cfg.Redact(sid, steps[i]); err != nil {
-			return approval.Request{}, mcpserver.Blocked("the approval request", err)
+	ctx, cancel := context.WithTimeout(ctx, describeWait)
+	defer cancel()
+	if w.scope.TabID != 0 && c.Mode.Tool == "interact" {
+		pg, err := g.cfg.Page(ctx, w.scope.TabID)
+		if err == nil {
+			if err := scheme.Page(pg.URL); err != nil && c.Mode.Name != "close_tab" {
+				return approval.Request{}, scheme.ToolError(c.Mode.Key()+" on tab "+fmt.Sprint(w.scope.TabID), err)
+			}
+			req.Page = &pg
 		}
 	}
-	req.Target, req.Steps = target, steps
+	words, steps, e := g.words(ctx, c, p, w, cw)
+	if e != nil {
+		return approval.Request{}, e
+	}
+	red := func(s string) (string, *tools.Error) {
+		r, err := g.cfg.Redact(sid, s)
+		if err != nil {
+			return "", mcpserver.Blocked("the approval request", err)
+		}
+		return r, nil
+	}
+	fields := []*string{&words.Target, &words.Detail}
+	if req.Page != nil {
+		fields = append(fields, &req.Page.Title, &req.Page.URL)
+	}
+	for _, list := range [][]string{steps, words.Notes} {
+		for i := range list {
+			fields = append(fields, &list[i])
+		}
+	}
 	// The page text this session read held instruction-like passages:
 	// the user reads that beside the action (internal/untrusted).
-	if w := c.Session.PageWarning(); w != "" {
-		if req.PageWarning, err = g.cfg.Redact(sid, w); err != nil {
-			return approval.Request{}, mcpserver.Blocked("the approval request", err)
+	req.PageWarning = c.Session.PageWarning()
+	fields = append(fields, &req.PageWarning)
+	for _, f := range fields {
+		if *f == "" {
+			continue
 		}
+		if *f, e = red(*f); e != nil {
+			return approval.Request{}, e
+		}
+	}
+	req.Describe = Describe(req.Action)
+	req.Target, req.Steps, req.Notes = inert(words.Target, false), inertAll(steps), inertAll(words.Notes)
+	req.Detail, req.DetailLabel = inert(words.Detail, true), words.DetailLabel
+	req.PageWarning = inert(req.PageWarning, false)
+	if req.Page != nil {
+		req.Page.Title, req.Page.URL = inert(req.Page.Title, false), inert(req.Page.URL, false)
 	}
 	return req, nil
 }
 
 // words says what the call does (`click button "Pay now" on tab 7 (…)`)
 // and, for a batch, each step.
-func (g *Gate) words(c *mcpserver.Call, p plan, w where) (string, []string) {
-	if c.Mode.Tool != "interact" || w.scope.TabID == 0 || c.Str("url") != "" {
-		return c.Mode.Key() + w.label, nil
+func (g *Gate) words(ctx context.Context, c *mcpserver.Call, p plan, w where, cw Words) (Words, []string, *tools.Error) {
+	sid := c.Session.ID()
+	redact := func(s string) (string, error) { return g.cfg.Redact(sid, s) }
+	switch {
+	case p.pageTarget != "": // a page tool: pagetool.go
+		return Words{Target: p.pageTarget + w.label}, p.pageLines, nil
+	case c.Mode.Tool == "configure":
+		if cw.Target == "" {
+			cw.Target = c.Mode.Key()
+		}
+		return cw, nil, nil
+	case c.Mode.Tool != "interact":
+		return Words{Target: c.Mode.Key() + w.label}, nil, nil
+	case c.Mode.Name == "navigate" || c.Mode.Name == "new_tab":
+		verb := map[string]string{"navigate": "go to", "new_tab": "open a new tab on"}[c.Mode.Name]
+		nw, err := navWords(verb, c.Str("url"), g.from(c), redact)
+		if err != nil {
+			return Words{}, nil, mcpserver.Blocked("the approval request", err)
+		}
+		nw.Target += w.label
+		return nw, nil, nil
+	case c.Mode.Name == "execute_js":
+		return scriptWords(p.args, w.label), nil, nil
+	case w.scope.TabID == 0:
+		return Words{Target: c.Mode.Key() + w.label}, nil, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), describeWait)
-	defer cancel()
 	if p.steps != nil {
 		lines := make([]string, len(p.steps))
 		for i, st := range p.steps {
 			lines[i] = g.phrase(ctx, w.scope.TabID, st.What, &st.Args)
 		}
-		return fmt.Sprintf("a batch of %d steps%s", len(lines), w.label), lines
+		return Words{Target: fmt.Sprintf("a batch of %d steps%s", len(lines), w.label), Detail: longTexts(p.steps), DetailLabel: "The whole text of each step"}, lines, nil
 	}
-	return g.phrase(ctx, w.scope.TabID, c.Mode.Name, p.args) + w.label, nil
+	words := Words{Target: g.phrase(ctx, w.scope.TabID, c.Mode.Name, p.args) + w.label}
+	if d := longTexts([]actions.Step{{What: c.Mode.Name, Args: *p.args}}); d != "" {
+		words.Detail, words.DetailLabel = d, "The whole text"
+	}
+	return words, nil, nil
 }
 
 // phrase says what one action does, naming its elements.

@@ -33,6 +33,8 @@ func (fakeTabs) Resolve(sid string, tab int) (int, bool) {
 		return 7, true
 	case sid == "s3" && (tab == 0 || tab == 11):
 		return 11, true
+	case sid == "s4" && (tab == 0 || tab == 13):
+		return 13, true
 	}
 	return 0, false
 }
@@ -41,17 +43,40 @@ func (fakeTabs) URL(int) string { return "https://shop.example/cart?x=1" }
 
 func (fakeTabs) IsShared(tab int) bool { return tab == 11 }
 
-// names: ref e1 is textbox "Name", e2 is button "Press me".
-func describe(_ context.Context, _ int, t actions.Target) string {
-	return map[string]string{"e1": `textbox "Name"`, "e2": `button "Press me"`}[t.Ref]
+// names: ref e1 is textbox "Name", e2 is button "Press me", e3 a button
+// whose text and label differ.
+func names(_ context.Context, _ int, t actions.Target) string {
+	return map[string]string{"e1": `textbox "Name"`, "e2": `button "Press me"`,
+		"e3": `button showing "Transfer $5,000 to Mallory" (labelled "Close this dialog")`}[t.Ref]
+}
+
+// page: every tab shows the shop's cart, as the browser says; tab 13
+// went to a file: page.
+func page(_ context.Context, tab int) (approval.Page, error) {
+	if tab == 13 {
+		return approval.Page{Title: "passwd", URL: "file:///etc/passwd"}, nil
+	}
+	return approval.Page{Title: "Cart", URL: "https://shop.example/cart?x=1"}, nil
+}
+
+// configureWords: a policy change is refused; anything else is named.
+func configureWords(c *mcpserver.Call) (Words, *tools.Error) {
+	if c.Mode.Name == "policy" {
+		return Words{}, tools.Errorf("guard_change_refused", "ask the user")
+	}
+	return Words{Target: "add redaction pattern " + c.Str("pattern")}, nil
+}
+
+func testConfig(eng *approval.Engine) Config {
+	return Config{Approvals: eng, Tabs: fakeTabs{}, Describe: names, Page: page, Configure: configureWords,
+		Redact: func(_, s string) (string, error) { return strings.ReplaceAll(s, "hunter2", "[REDACTED:password]"), nil }}
 }
 
 func newGate(t *testing.T) (*Gate, *approval.Engine) {
 	t.Helper()
 	eng, err := approval.New(&approval.Options{})
 	require.NoError(t, err)
-	g, err := New(Config{Approvals: eng, Tabs: fakeTabs{}, Describe: describe,
-		Redact: func(_, s string) (string, error) { return strings.ReplaceAll(s, "hunter2", "[REDACTED:password]"), nil }})
+	g, err := New(testConfig(eng))
 	require.NoError(t, err)
 	return g, eng
 }
@@ -84,7 +109,7 @@ func TestPhrases(t *testing.T) {
 		{"select", actions.Args{Ref: "e4", Value: "pro"}, `combobox "Plan"`, `select "pro" in combobox "Plan"`},
 		{"key_press", actions.Args{Keys: "Enter"}, "", `press "Enter"`},
 		{"refresh", actions.Args{}, "", "reload the page"},
-		{"execute_js", actions.Args{Script: "alert(1)"}, "", `run JavaScript in the page: "alert(1)"`},
+		{"execute_js", actions.Args{Script: "alert(1)"}, "", `run the script below in the page`},
 	} {
 		require.Equal(t, tc.want, Phrase(tc.what, &tc.args, tc.desc, ""), "%s %+v", tc.what, tc.args)
 	}
@@ -145,8 +170,8 @@ func TestCheckSaysTheTabIsTheUsers(t *testing.T) {
 	p := eng.Pending("s3")
 	require.Len(t, p, 3)
 	require.Equal(t, `click button "Press me" on your own tab 11 (https://shop.example), which you shared with this agent`, p[0].Target)
-	require.Equal(t, "interact.navigate to https://b.example in your own tab 11, which you shared with this agent", p[1].Target)
-	require.Equal(t, "interact.navigate to https://c.example", p[2].Target)
+	require.Equal(t, "go to https://b.example/ in your own tab 11, which you shared with this agent", p[1].Target)
+	require.Equal(t, "go to https://c.example/", p[2].Target)
 }
 
 func TestCheckRefusesBeforeAsking(t *testing.T) {
@@ -185,11 +210,12 @@ func TestCheckNamesElementsOnlyForAPrompt(t *testing.T) {
 	eng, err := approval.New(&approval.Options{Policy: pol})
 	require.NoError(t, err)
 	var named []string
-	g, err := New(Config{Approvals: eng, Tabs: fakeTabs{}, Redact: func(_, s string) (string, error) { return s, nil },
-		Describe: func(ctx context.Context, tab int, t actions.Target) string {
-			named = append(named, t.Ref)
-			return describe(ctx, tab, t)
-		}})
+	cfg := testConfig(eng)
+	cfg.Describe = func(ctx context.Context, tab int, t actions.Target) string {
+		named = append(named, t.Ref)
+		return names(ctx, tab, t)
+	}
+	g, err := New(cfg)
 	require.NoError(t, err)
 
 	require.Nil(t, g.Check(t.Context(), call(t, "s1", "interact", `{"what":"click","ref":"e2"}`)))

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/actions"
+	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
@@ -22,6 +23,10 @@ type plan struct {
 	args  *actions.Args  // an interact call's arguments, decoded once
 	steps []actions.Step // a batch's steps; nil otherwise
 	call  string         // the arguments' fingerprint
+	// pageTarget and pageLines are a page tool call's prompt words
+	// (pagetool.go).
+	pageTarget string
+	pageLines  []string
 }
 
 // planOf classifies c and fingerprints its arguments. A batch's class is
@@ -38,6 +43,10 @@ func planOf(c *mcpserver.Call) (plan, *tools.Error) {
 		return p, tools.Errorf(tools.CodeInvalidArgument, "arguments of interact %s: %v", c.Mode.Name, err)
 	}
 	p.args = args
+	if c.Mode.Name == "execute_js" && len(args.Script) > approval.MaxDetail {
+		return p, tools.Errorf(tools.CodeInvalidArgument, "the script is %d bytes; the user is shown a script whole before it runs, so scripts over %d bytes are refused rather than summarised: send a shorter script (split the work into several calls)",
+			len(args.Script), approval.MaxDetail)
+	}
 	if c.Mode.Name != "batch" {
 		return p, nil
 	}
@@ -46,6 +55,9 @@ func planOf(c *mcpserver.Call) (plan, *tools.Error) {
 		cl, err := tools.Classify("interact", st.What)
 		if err != nil || st.What == "batch" {
 			return p, tools.Errorf(tools.CodeInvalidArgument, "step %d: %q is not an interact action mode", i+1, st.What)
+		}
+		if "interact."+st.What == PageToolMode {
+			return p, tools.Errorf(tools.CodeInvalidArgument, "step %d: call_page_tool cannot run inside a batch; call interact call_page_tool on its own (the user then sees the page's tool and its arguments)", i+1)
 		}
 		if cl == tools.Sensitive {
 			return p, tools.Errorf(tools.CodeInvalidArgument, "step %d (%s) is sensitive and cannot run inside a batch; call interact %s on its own (the user then sees its %s and approves it alone)",
@@ -135,8 +147,11 @@ func Phrase(what string, a *actions.Args, desc, toDesc string) string {
 	case "refresh":
 		return "reload the page"
 	case "execute_js":
-		return "run JavaScript in the page: " + quoted(a.Script)
+		return "run the script below in the page"
 	case "upload":
+		if len(a.FileContents) > 0 {
+			return fmt.Sprintf("upload %s (sent by the agent) into %s", actions.DescribeContents(a.FileContents), desc)
+		}
 		return fmt.Sprintf("upload %s into %s", strings.Join(a.Files, ", "), desc)
 	}
 	return strings.TrimSpace(what + on)
@@ -176,4 +191,44 @@ func quoted(s string) string {
 		s = s[:cut] + "…"
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// scriptWords are execute_js's words: the whole script, shown whole.
+func scriptWords(a *actions.Args, label string) Words {
+	lines := strings.Count(a.Script, "\n") + 1
+	w := Words{Target: Phrase("execute_js", a, "", "") + label, Detail: a.Script,
+		DetailLabel: fmt.Sprintf("The whole script (%s, %d characters)", plural(lines, "line", "lines"), len([]rune(a.Script)))}
+	if a.Frame != "" {
+		w.Notes = append(w.Notes, "It runs in the frame "+quoted(a.Frame)+" of the page.")
+	}
+	return w
+}
+
+// longTexts is the whole of every text a step quotes that its line cut
+// (quoted caps at maxQuoted), one per line: "step 2, type: …". "" when no
+// text was cut.
+func longTexts(steps []actions.Step) string {
+	var b strings.Builder
+	add := func(i int, what, text string) {
+		if len(text) <= maxQuoted {
+			return
+		}
+		if len(steps) > 1 {
+			fmt.Fprintf(&b, "step %d, ", i+1)
+		}
+		fmt.Fprintf(&b, "%s: %s\n", what, text)
+	}
+	for i, st := range steps {
+		a := &st.Args
+		add(i, st.What, a.Text)
+		add(i, st.What, a.Keys)
+		add(i, st.What, a.PromptText)
+		if a.Value != nil {
+			add(i, st.What, fmt.Sprint(a.Value))
+		}
+		for _, f := range a.Fields {
+			add(i, st.What, fmt.Sprint(f.Value))
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -8,18 +8,37 @@
 package httpguard
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/creds"
 )
 
-// Credentials tells which role a presented bearer token belongs to
-// (*creds.Set). It must compare in constant time.
+// Credentials tells who a presented bearer token names (*creds.Set): its
+// role, and for MCP credentials the principal sessions are bound to. It
+// must compare in constant time.
 type Credentials interface {
-	RoleOf(token string) creds.Role
+	Identify(token string) creds.Identity
+}
+
+type identityKey struct{}
+
+// WithIdentity returns ctx carrying the identity of the request's
+// credential. The guard sets it for every request it lets through;
+// handlers (the MCP transports) bind sessions to it.
+func WithIdentity(ctx context.Context, id creds.Identity) context.Context {
+	return context.WithValue(ctx, identityKey{}, id)
+}
+
+// IdentityFrom returns the identity the guard found, and false for a
+// request that did not pass a guard requiring a credential.
+func IdentityFrom(ctx context.Context) (creds.Identity, bool) {
+	id, ok := ctx.Value(identityKey{}).(creds.Identity)
+	return id, ok && id.Role != creds.None
 }
 
 // Guard checks requests before they reach a handler. Both fields are
@@ -37,6 +56,14 @@ type Guard struct {
 // Origin or a wrong credential (another role's included), 401 when no
 // credential was sent.
 func (g *Guard) Require(role creds.Role, h http.Handler) http.Handler {
+	return g.RequireAny([]creds.Role{role}, h)
+}
+
+// RequireAny is Require for an endpoint more than one role may call (/mcp:
+// the agent credential and remote agents'). The request's context carries
+// the credential's identity (IdentityFrom).
+func (g *Guard) RequireAny(roles []creds.Role, h http.Handler) http.Handler {
+	takes := describe(roles)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !checkHost(w, r) || !g.checkOrigin(w, r) {
 			return
@@ -44,25 +71,33 @@ func (g *Guard) Require(role creds.Role, h http.Handler) http.Handler {
 		tok, sent := bearer(r)
 		if !sent {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="gasoline"`)
-			http.Error(w, "unauthorized: "+r.URL.Path+" takes "+role.Describe()+", sent as Authorization: Bearer <credential>", http.StatusUnauthorized)
+			http.Error(w, "unauthorized: "+r.URL.Path+" takes "+takes+", sent as Authorization: Bearer <credential>", http.StatusUnauthorized)
 			return
 		}
-		got := creds.None
+		id := creds.Identity{Role: creds.None}
 		if g.Creds != nil {
-			got = g.Creds.RoleOf(tok)
+			id = g.Creds.Identify(tok)
 		}
-		if got != role || role == creds.None {
-			msg := "forbidden: " + r.URL.Path + " takes " + role.Describe()
-			if got != creds.None {
-				msg += "; the " + got.String() + " credential is not valid here"
+		if id.Role == creds.None || !slices.Contains(roles, id.Role) {
+			msg := "forbidden: " + r.URL.Path + " takes " + takes
+			if id.Role != creds.None {
+				msg += "; the " + id.Role.String() + " credential is not valid here"
 			} else {
-				msg += "; the credential sent is not a current Gasoline credential (rotated, or from another install)"
+				msg += "; the credential sent is not a current Gasoline credential (rotated, revoked, expired, or from another install)"
 			}
 			http.Error(w, msg, http.StatusForbidden)
 			return
 		}
-		h.ServeHTTP(w, r)
+		h.ServeHTTP(w, r.WithContext(WithIdentity(r.Context(), id)))
 	})
+}
+
+func describe(roles []creds.Role) string {
+	parts := make([]string, len(roles))
+	for i, r := range roles {
+		parts[i] = r.Describe()
+	}
+	return strings.Join(parts, " or ")
 }
 
 // WrapHostOnly checks Host but needs no credential (for /health).

@@ -12,7 +12,13 @@ import (
 // fakeCreds knows one token per role.
 type fakeCreds map[string]creds.Role
 
-func (f fakeCreds) RoleOf(tok string) creds.Role { return f[tok] }
+func (f fakeCreds) Identify(tok string) creds.Identity {
+	r, ok := f[tok]
+	if !ok {
+		return creds.Identity{Role: creds.None}
+	}
+	return creds.Identity{Role: r}
+}
 
 var tokens = fakeCreds{"agent-tok": creds.Agent, "link-tok": creds.Link, "approver-tok": creds.Approver}
 

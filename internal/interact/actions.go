@@ -31,7 +31,11 @@ func (x *Interact) do(ctx context.Context, c *mcpserver.Call) (any, error) {
 	if err != nil {
 		return nil, tools.Errorf(tools.CodeInvalidArgument, "arguments of interact %s: %v", c.Mode.Name, err)
 	}
+	mark := x.tabs.Mark()
 	r, err := x.eng.Run(ctx, s.TabID(), c.Mode.Name, args)
+	if err == nil {
+		x.popups(ctx, c, s.TabID(), mark, r)
+	}
 	if c.Mode.Name == "refresh" && unloaded(err) {
 		return x.reloadUnloaded(ctx, c)
 	}
@@ -39,9 +43,9 @@ func (x *Interact) do(ctx context.Context, c *mcpserver.Call) (any, error) {
 		return nil, err
 	}
 	if c.Mode.Name == "handle_dialog" {
-		return mcpserver.Result(r.Text(), dialogAnswer(r))
+		return mcpserver.PageResult(r.Text(), dialogAnswer(r), r.PageText())
 	}
-	return mcpserver.Result(r.Text(), r)
+	return mcpserver.PageResult(r.Text(), r, r.PageText())
 }
 
 // DialogAnswer is handle_dialog's structured answer: the action's result
@@ -60,4 +64,14 @@ func dialogAnswer(r *actions.Result) DialogAnswer {
 		d.Accepted, _ = v["accepted"].(bool)
 	}
 	return d
+}
+
+// popups names the tabs the action's page opened, which the session
+// adopted (tabs.Manager: a popup joins its opener's session). When the
+// page opened windows the extension has not reported yet, it waits for
+// them, bounded.
+func (x *Interact) popups(ctx context.Context, c *mcpserver.Call, tab int, mark uint64, r *actions.Result) {
+	for _, p := range x.tabs.AwaitPopups(ctx, c.Session.ID(), tab, mark, r.WindowsOpened) {
+		r.OpenedTabs = append(r.OpenedTabs, actions.OpenedTab{TabID: p.TabID, URL: p.URL})
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"path/filepath"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
@@ -21,6 +22,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
+	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 )
 
@@ -43,7 +45,10 @@ type Config struct {
 	// Secrets are the redaction policy's mask selectors, added to the
 	// built-in sensitive ones (internal/sensitive) in snapshots and reads.
 	Secrets sensitive.Func
-	Logger  *slog.Logger
+	// Redact is the server stage of the redaction gateway: execute_js's
+	// result is redacted whole before it is cut.
+	Redact func(string) (string, error)
+	Logger *slog.Logger
 }
 
 // Interact serves the interact tool and observe snapshot: the snapshot
@@ -75,8 +80,12 @@ func New(cfg Config) *Interact {
 		return c
 	}
 	x.snaps = snapshot.New(snapshot.Config{Session: session, Child: x.children.Lookup, Secrets: cfg.Secrets})
+	protected := []string{cfg.Dir} // Gasoline's state directory, and the OS default one too
+	if d, err := state.DefaultDir(); err == nil {
+		protected = append(protected, d)
+	}
 	x.eng = actions.New(actions.Config{Session: session, Snapshots: x.snaps, Child: x.children.Lookup,
-		Capture: cfg.Capture, Protected: []string{cfg.Dir}, Secrets: cfg.Secrets, Logger: cfg.Logger})
+		Capture: cfg.Capture, Protected: protected, Uploads: uploadsDir(cfg.Dir), Secrets: cfg.Secrets, Redact: cfg.Redact, Logger: cfg.Logger})
 	return x
 }
 
@@ -167,4 +176,13 @@ func (x *Interact) lockTab(ctx context.Context, c *mcpserver.Call) (func(), erro
 		return func() {}, nil
 	}
 	return x.eng.Lock(ctx, tab)
+}
+
+// uploadsDir is where files uploaded by content wait for the browser
+// ("" without a state directory: uploads by content are refused).
+func uploadsDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "uploads")
 }

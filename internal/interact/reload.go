@@ -10,6 +10,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // A tab whose page crashed, or that Chrome discarded, answers every call
@@ -60,7 +61,8 @@ func (x *Interact) reloadUnloaded(ctx context.Context, c *mcpserver.Call) (any, 
 		return nil, tabs.ToolError(err)
 	}
 	r := Reloaded{TabID: t.ID, URL: t.URL, Title: t.Title, Status: t.Status}
-	return mcpserver.Result(fmt.Sprintf("reloaded tab %d, which had no live page (it crashed or Chrome discarded it); it loaded %s", t.ID, t.URL), r)
+	return mcpserver.PageResult(fmt.Sprintf("reloaded tab %d, which had no live page (it crashed or Chrome discarded it); it loaded %s", t.ID, t.URL), r,
+		new(untrusted.Page).Add(t.URL, t.Title))
 }
 
 func tabOf(raw json.RawMessage) (tabs.Tab, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // SnapshotResult is observe snapshot's structured answer: the metadata; the
@@ -28,11 +29,16 @@ type SnapshotResult struct {
 	Shown      int    `json:"shown"` // lines shown (depth and limit cut)
 	Refs       int    `json:"refs"`
 	// HiddenDropped counts text left out because no person sees it.
-	HiddenDropped int    `json:"hidden_dropped"`
-	File          string `json:"file,omitempty"` // to_file: where the text went
+	HiddenDropped int `json:"hidden_dropped"`
+	// HiddenReasons is HiddenDropped by reason (internal/visible).
+	HiddenReasons map[string]int `json:"hidden_reasons,omitempty"`
+	File          string         `json:"file,omitempty"` // to_file: where the text went
 	// Matches counts the lines a find matched; Diff what a diff found.
 	Matches *int                `json:"matches,omitempty"`
 	Diff    *snapshot.DiffStats `json:"diff,omitempty"`
+	// NotRendered: the page had drawn nothing yet (it renders from script)
+	// when the bounded wait for its first content ended.
+	NotRendered bool `json:"not_rendered,omitempty"`
 }
 
 // snapshot takes the accessibility snapshot of the call's tab, holding the
@@ -68,7 +74,7 @@ func (x *Interact) snapshot(ctx context.Context, c *mcpserver.Call) (any, error)
 	if err != nil {
 		return nil, snapshotErr(err)
 	}
-	res := SnapshotResult{TabID: tab, URL: x.tabs.URL(tab), Generation: r.Generation, Nodes: r.Nodes, Shown: r.Shown, Refs: r.Refs, HiddenDropped: r.Hidden, Diff: r.Diff}
+	res := SnapshotResult{TabID: tab, URL: x.tabs.URL(tab), Generation: r.Generation, Nodes: r.Nodes, Shown: r.Shown, Refs: r.Refs, HiddenDropped: r.Hidden, HiddenReasons: r.HiddenWhy, Diff: r.Diff}
 	head := fmt.Sprintf("tab %d snapshot %d (%d refs)", tab, r.Generation, r.Refs)
 	if res.URL != "" {
 		head += " of " + res.URL
@@ -79,6 +85,10 @@ func (x *Interact) snapshot(ctx context.Context, c *mcpserver.Call) (any, error)
 	if r.Note != "" {
 		head += " · " + r.Note
 	}
+	if r.NotRendered {
+		res.NotRendered = true
+		head += fmt.Sprintf(" · the page has not rendered content yet (nothing drawn %d ms after it was asked): take the snapshot again, or wait_for what you expect", snapshot.RenderWait.Milliseconds())
+	}
 	if c.Bool("to_file") {
 		text, err := x.egress.Text(c.Session.ID(), r.Text)
 		if err != nil {
@@ -87,11 +97,11 @@ func (x *Interact) snapshot(ctx context.Context, c *mcpserver.Call) (any, error)
 		if res.File, err = x.saveSnapshot(tab, text); err != nil {
 			return nil, err
 		}
-		return mcpserver.Result(fmt.Sprintf("%s: %d lines written to %s", head, r.Shown, res.File), res)
+		return mcpserver.PageResult(fmt.Sprintf("%s: %d lines written to %s", head, r.Shown, res.File), res, new(untrusted.Page).Add(res.URL))
 	}
 	// The tree is in the text only: repeating it in the structured answer
 	// would double what the agent pays for in tokens.
-	return mcpserver.Result(head+"\n"+r.Text, res)
+	return mcpserver.PageResult(head+"\n"+r.Text, res, new(untrusted.Page).Add(res.URL, r.Text))
 }
 
 func (x *Interact) saveSnapshot(tab int, text string) (string, error) {

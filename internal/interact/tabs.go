@@ -9,6 +9,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/observe"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // The interact modes that manage the session's tabs: new_tab, navigate,
@@ -40,6 +41,9 @@ func (r TabResult) text(verb string) string {
 	return s
 }
 
+// page is the page text of the answer: the tab's URL and title.
+func (r TabResult) page() *untrusted.Page { return new(untrusted.Page).Add(r.URL, r.Title) }
+
 func clientName(c *mcpserver.Call) string { return c.Session.Info().Client.Name }
 
 func (x *Interact) newTab(ctx context.Context, c *mcpserver.Call) (any, error) {
@@ -50,7 +54,7 @@ func (x *Interact) newTab(ctx context.Context, c *mcpserver.Call) (any, error) {
 		return nil, err
 	}
 	r := tabResult(t, nav)
-	return mcpserver.Result(r.text("opened")+fmt.Sprintf(" in group %q", tabs.GroupTitle(clientName(c))), r)
+	return mcpserver.PageResult(r.text("opened")+fmt.Sprintf(" in group %q", tabs.GroupTitle(clientName(c))), r, r.page())
 }
 
 func (x *Interact) navigate(ctx context.Context, c *mcpserver.Call) (any, error) {
@@ -61,13 +65,19 @@ func (x *Interact) navigate(ctx context.Context, c *mcpserver.Call) (any, error)
 		return nil, err
 	}
 	defer unlock()
+	if tab, ok := x.tabs.Resolve(c.Session.ID(), c.Int("tab_id", 0)); ok {
+		if ds := x.capture.OpenDialogs(tab); len(ds) > 0 { // Page.navigate would wait for it
+			d := ds[len(ds)-1]
+			return nil, tabs.DialogOpen(tab, d.Type, d.Message, "it was open before navigating")
+		}
+	}
 	t, nav, err := x.tabs.Navigate(ctx, c.Session, tabs.Req{Client: clientName(c), Browser: c.Str("browser"), Tab: c.Int("tab_id", 0),
 		URL: c.Str("url"), Wait: c.Str("wait_until")})
 	if err != nil {
 		return nil, err
 	}
 	r := tabResult(t, nav)
-	return mcpserver.Result(r.text("navigated"), r)
+	return mcpserver.PageResult(r.text("navigated"), r, r.page())
 }
 
 func (x *Interact) switchTab(ctx context.Context, c *mcpserver.Call) (any, error) {
@@ -86,7 +96,7 @@ func (x *Interact) switchTab(ctx context.Context, c *mcpserver.Call) (any, error
 			r.URL, r.Title = res.Tab.URL, res.Tab.Title
 		}
 	}
-	return mcpserver.Result(r.text("current"), r)
+	return mcpserver.PageResult(r.text("current"), r, r.page())
 }
 
 // CloseResult is close_tab's answer.
@@ -112,5 +122,5 @@ func (x *Interact) closeTab(ctx context.Context, c *mcpserver.Call) (any, error)
 	} else {
 		text += "; this session has no tab left"
 	}
-	return mcpserver.Result(text, r)
+	return mcpserver.PageResult(text, r, nil) // ids only
 }

@@ -2,18 +2,23 @@
 // Gasoline: `gasoline-host --mcp` over stdio (recommended), or the daemon's
 // streamable HTTP endpoint with the agent credential — the real one, which
 // stays valid across daemon restarts until `gasoline-host token rotate`.
+// Every form is written for its client as that client documents it, and
+// says what else the client needs before it runs the server (Claude
+// Code's one-time approval of a project's .mcp.json, Gemini CLI's folder
+// trust); clients_test.go checks each form against the client's schema
+// and, where the client's CLI installs from npm, in the client itself.
+// RemoteSnippet prints the HTTP forms for an agent on another machine
+// (internal/remote).
 package mcpconfig
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/creds"
@@ -120,139 +125,4 @@ func DefaultTarget(path string) (Target, error) {
 		TokenFile: creds.Path(dir, creds.Agent),
 		Env:       env,
 	}, nil
-}
-
-// Snippet returns the configuration text for one client.
-func Snippet(client string, t Target) (string, error) {
-	switch client {
-	case "claude":
-		return claude(t), nil
-	case "codex":
-		return codex(t), nil
-	case "gemini":
-		return gemini(t), nil
-	case "cursor":
-		return cursor(t), nil
-	case "json":
-		return "# Any MCP client that takes the common mcpServers JSON (stdio):\n" + stdioJSON(t, false), nil
-	}
-	return "", fmt.Errorf("unknown client %q (want %s or all)", client, strings.Join(Clients, ", "))
-}
-
-func claude(t Target) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Claude Code: run (add --scope user to use it in every project)\n")
-	fmt.Fprintf(&b, "claude mcp add %s%s -- %s --mcp\n", ServerName, claudeEnv(t), shellQuote(t.Command))
-	fmt.Fprintf(&b, "# or put this in .mcp.json at the project root:\n%s", stdioJSON(t, true))
-	fmt.Fprintf(&b, "# Streamable HTTP instead (%s):\n", tokenNote(t))
-	fmt.Fprintf(&b, "claude mcp add --transport http %s %s --header %s\n", ServerName, t.URL, shellQuote("Authorization: Bearer "+t.Token))
-	return b.String()
-}
-
-func claudeEnv(t Target) string {
-	var b strings.Builder
-	for _, k := range sortedKeys(t.Env) {
-		fmt.Fprintf(&b, " -e %s", shellQuote(k+"="+t.Env[k]))
-	}
-	return b.String()
-}
-
-func codex(t Target) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Codex: add to ~/.codex/config.toml (or run: codex mcp add %s -- %s --mcp)\n", ServerName, shellQuote(t.Command))
-	fmt.Fprintf(&b, "[mcp_servers.%s]\ncommand = %s\nargs = [\"--mcp\"]\n", ServerName, tomlString(t.Command))
-	if len(t.Env) > 0 {
-		fmt.Fprintf(&b, "env = {")
-		for i, k := range sortedKeys(t.Env) {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			fmt.Fprintf(&b, " %s = %s", k, tomlString(t.Env[k]))
-		}
-		b.WriteString(" }\n")
-	}
-	fmt.Fprintf(&b, "# Streamable HTTP instead (%s). Codex reads the credential from an\n", tokenNote(t))
-	fmt.Fprintf(&b, "# environment variable; set it where you start codex:\n")
-	fmt.Fprintf(&b, "#   export GASOLINE_TOKEN=\"$(%s token)\"\n", shellQuote(t.Command))
-	fmt.Fprintf(&b, "# [mcp_servers.%s]\n# url = %s\n# bearer_token_env_var = \"GASOLINE_TOKEN\"\n", ServerName, tomlString(t.URL))
-	return b.String()
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-func gemini(t Target) string {
-	return "# Gemini CLI: merge into ~/.gemini/settings.json (or .gemini/settings.json in a project):\n" +
-		stdioJSON(t, false) +
-		fmt.Sprintf("# Streamable HTTP instead (%s):\n", tokenNote(t)) +
-		httpJSON("httpUrl", t)
-}
-
-func cursor(t Target) string {
-	return "# Cursor: merge into ~/.cursor/mcp.json (or .cursor/mcp.json in a project):\n" +
-		stdioJSON(t, false) +
-		fmt.Sprintf("# Streamable HTTP instead (%s):\n", tokenNote(t)) +
-		httpJSON("url", t)
-}
-
-func tokenNote(t Target) string {
-	return fmt.Sprintf("the daemon must be running; the credential below is the agent credential from %s: it stays valid across restarts until `gasoline-host token rotate`; keep it private", t.TokenFile)
-}
-
-type stdioServer struct {
-	Type    string            `json:"type,omitempty"`
-	Command string            `json:"command"`
-	Args    []string          `json:"args"`
-	Env     map[string]string `json:"env,omitempty"`
-}
-
-func stdioJSON(t Target, withType bool) string {
-	s := stdioServer{Command: t.Command, Args: []string{"--mcp"}}
-	if len(t.Env) > 0 {
-		s.Env = t.Env
-	}
-	if withType {
-		s.Type = "stdio"
-	}
-	return indentJSON(map[string]any{"mcpServers": map[string]any{ServerName: s}})
-}
-
-func httpJSON(urlKey string, t Target) string {
-	return indentJSON(map[string]any{"mcpServers": map[string]any{ServerName: map[string]any{
-		urlKey:    t.URL,
-		"headers": map[string]string{"Authorization": "Bearer " + t.Token},
-	}}})
-}
-
-func indentJSON(v any) string {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		panic("mcpconfig: " + err.Error()) // only maps and strings: cannot fail
-	}
-	return string(b) + "\n"
-}
-
-// tomlString writes s as a TOML basic string.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

@@ -160,3 +160,58 @@ func TestMainPrintsEveryClient(t *testing.T) {
 		t.Errorf("second run changed the credential: %v", err)
 	}
 }
+
+// Issue 34, item 4: what users tripped on. The Codex one-liner carries
+// the home and port (without them Codex started a second daemon on the
+// defaults); the Gemini form says how to trust the folder and the server
+// and that headless mode needs it; the Claude .mcp.json form says it is
+// approved once.
+func TestEachFormSaysWhatItsClientNeeds(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("POSIX quoting")
+	}
+	tg := target
+	tg.Env = map[string]string{"GASOLINE_HOME": "/home/a b/.g", "GASOLINE_PORT": "7999"}
+	codex, _ := Snippet("codex", tg)
+	if want := "codex mcp add gasoline --env 'GASOLINE_HOME=/home/a b/.g' --env GASOLINE_PORT=7999 -- '/home/a b/.local/bin/gasoline-host' --mcp\n"; !strings.Contains(codex, want) {
+		t.Errorf("codex lacks %q:\n%s", want, codex)
+	}
+	gem, _ := Snippet("gemini", tg)
+	for _, want := range []string{"trustedFolders.json", `"TRUST_FOLDER"`, "gemini -p", `"trust": true`} {
+		if !strings.Contains(gem, want) {
+			t.Errorf("gemini lacks %q:\n%s", want, gem)
+		}
+	}
+	cl, _ := Snippet("claude", tg)
+	if !strings.Contains(cl, "approve gasoline") || !strings.Contains(cl, "pending approval") {
+		t.Errorf("claude's .mcp.json form does not say it is approved once:\n%s", cl)
+	}
+	for _, c := range []string{"json", "cursor"} {
+		s, _ := Snippet(c, tg)
+		if b := jsonBlocks(t, s); len(b) != 2 || server(t, b[1])["type"] != "http" || server(t, b[1])["url"] != tg.URL {
+			t.Errorf("%s: the HTTP form must carry \"type\": \"http\":\n%s", c, s)
+		}
+	}
+}
+
+// A remote agent's forms are HTTP only, to the forwarded port, with its
+// own credential, and Codex's sets the variable it reads.
+func TestRemoteSnippets(t *testing.T) {
+	tg := Target{URL: "http://127.0.0.1:7890/mcp", Token: "gsr_" + strings.Repeat("ab", 32)}
+	for _, c := range RemoteClients {
+		s, err := RemoteSnippet(c, tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(s, tg.Token) || !strings.Contains(s, tg.URL) || strings.Contains(s, "--mcp") {
+			t.Errorf("%s:\n%s", c, s)
+		}
+	}
+	s, _ := RemoteSnippet("codex", tg)
+	if !strings.Contains(s, "export GASOLINE_TOKEN="+tg.Token+"\n") || !strings.Contains(s, "\nbearer_token_env_var = \"GASOLINE_TOKEN\"\n") {
+		t.Errorf("codex remote:\n%s", s)
+	}
+	if _, err := RemoteSnippet("vscode", tg); err == nil {
+		t.Error("unknown client accepted")
+	}
+}

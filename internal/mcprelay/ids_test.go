@@ -104,7 +104,7 @@ func TestRelayExitsSoonAfterEOF(t *testing.T) {
 	r.in.Close()
 	got := r.recvRaw()
 	if !bytes.HasPrefix(got, []byte(`{"jsonrpc":"2.0","id":1.5,"error":`)) || gjson.GetBytes(got, "error.data.code").String() != "relay_exiting" ||
-		!strings.Contains(gjson.GetBytes(got, "error.message").String(), "--session s1") {
+		!strings.Contains(gjson.GetBytes(got, "error.message").String(), "--session s1.k1") {
 		t.Fatalf("in-flight answer %s", got)
 	}
 	if err := r.exit(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,13 +15,14 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/version"
 )
 
-// Handshake headers of /ws/mcp (mcpserver.HeaderSession, HeaderResumed);
-// headerVersion goes both ways: the relay's version, and the daemon's in
-// its answer (bridge).
+// Handshake headers of /ws/mcp (mcpserver.HeaderSession, HeaderResumed,
+// HeaderResumeKey); headerVersion goes both ways: the relay's version, and
+// the daemon's in its answer (bridge).
 const (
-	headerSession = "X-Gasoline-Session"
-	headerResumed = "X-Gasoline-Resumed"
-	headerVersion = "X-Gasoline-Version"
+	headerSession   = "X-Gasoline-Session"
+	headerResumed   = "X-Gasoline-Resumed"
+	headerResumeKey = "X-Gasoline-Resume-Key"
+	headerVersion   = "X-Gasoline-Version"
 )
 
 // closeSessionEnd tells the daemon the client ended the session
@@ -33,6 +35,7 @@ const closeSessionEnd websocket.StatusCode = 4000
 type link struct {
 	c       *websocket.Conn
 	session string
+	key     string // the resume key of a new session ("" when resumed)
 	resumed bool
 	version string // the daemon's, from its answer ("" from a daemon that does not say)
 
@@ -42,8 +45,9 @@ type link struct {
 	wg   sync.WaitGroup
 }
 
-// dial connects to the daemon's /ws/mcp, asking to resume session hint.
-func dial(ctx context.Context, d launcher.Daemon, hint string, timeout time.Duration) (*link, error) {
+// dial connects to the daemon's /ws/mcp, asking to resume session hint
+// with its resume key.
+func dial(ctx context.Context, d launcher.Daemon, hint resume, timeout time.Duration) (*link, error) {
 	tok, err := d.Credential(creds.Agent)
 	if err != nil {
 		return nil, fmt.Errorf("reading the agent credential: %w", err)
@@ -51,8 +55,9 @@ func dial(ctx context.Context, d launcher.Daemon, hint string, timeout time.Dura
 	hdr := http.Header{}
 	hdr.Set("Authorization", "Bearer "+tok)
 	hdr.Set(headerVersion, version.Version)
-	if hint != "" {
-		hdr.Set(headerSession, hint)
+	if hint.id != "" && hint.key != "" {
+		hdr.Set(headerSession, hint.id)
+		hdr.Set(headerResumeKey, hint.key)
 	}
 	dctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -62,7 +67,7 @@ func dial(ctx context.Context, d launcher.Daemon, hint string, timeout time.Dura
 	}
 	c.SetReadLimit(MaxMessage)
 	l := &link{
-		c: c, session: resp.Header.Get(headerSession), resumed: resp.Header.Get(headerResumed) == "true",
+		c: c, session: resp.Header.Get(headerSession), key: resp.Header.Get(headerResumeKey), resumed: resp.Header.Get(headerResumed) == "true",
 		version: resp.Header.Get(headerVersion),
 		msgs:    make(chan []byte), done: make(chan error, 1), stop: make(chan struct{}),
 	}
@@ -125,4 +130,25 @@ func (l *link) doneC() <-chan error {
 		return nil
 	}
 	return l.done
+}
+
+// resume names the session the relay holds: its id and the key the daemon
+// handed it. The id alone resumes nothing.
+type resume struct{ id, key string }
+
+// parseResume reads --session's value: "ID.KEY", as errExiting prints it.
+func parseResume(v string) resume {
+	id, key, ok := strings.Cut(v, ".")
+	if !ok {
+		return resume{}
+	}
+	return resume{id: id, key: key}
+}
+
+// String is the --session value that resumes it ("" when there is none).
+func (r resume) String() string {
+	if r.id == "" || r.key == "" {
+		return ""
+	}
+	return r.id + "." + r.key
 }

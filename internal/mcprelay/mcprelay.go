@@ -22,20 +22,17 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
 )
 
-// Main runs `gasoline-host --mcp [--session ID] [--debug]`.
+// Main runs `gasoline-host --mcp [--session ID.KEY] [--verbose] [--debug]`.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("--mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	hint := fs.String("session", os.Getenv("GASOLINE_SESSION"), "session id to resume (its pending commands and results)")
+	hint := fs.String("session", os.Getenv("GASOLINE_SESSION"), "session to resume (its pending commands and results): ID.KEY, as a relay_exiting error names it")
+	verbose := fs.Bool("verbose", os.Getenv("GASOLINE_VERBOSE") != "", "log what the relay does (connections, resumes) to stderr, not only warnings and errors")
 	debug := fs.Bool("debug", os.Getenv("GASOLINE_DEBUG") != "", "log debug detail to stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	level := slog.LevelInfo
-	if *debug {
-		level = slog.LevelDebug
-	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: StderrLevel(*verbose, *debug)}))
 	return Run(ctx, Config{
 		In: stdin, Out: stdout, Logger: log, Session: *hint,
 		Ensure: func(ctx context.Context) (launcher.Daemon, error) {
@@ -57,7 +54,8 @@ type Config struct {
 	// answers as a daemon of this version, and Ensure runs otherwise. It
 	// saves the /health round trip at every start.
 	Known func() (launcher.Daemon, bool)
-	// Session is a session id to resume, if the daemon still keeps it.
+	// Session is a session to resume ("ID.KEY": its id and resume key, as
+	// errExiting names it), if the daemon still keeps it.
 	Session string
 	// DrainTimeout bounds the wait for answers still in flight when stdin
 	// ends; what is left then gets an error. Default 750ms: the relay exits
@@ -92,4 +90,18 @@ func Run(ctx context.Context, cfg Config) error {
 	defer close(stop)
 	lines := readLines(cfg.In, MaxMessage, stop)
 	return r.run(ctx, lines)
+}
+
+// StderrLevel is what --mcp writes to stderr: warnings and errors only
+// (clients show a stdio server's stderr, some as errors: `claude --debug`
+// showed every INFO line as [ERROR]), everything it does with --verbose,
+// and debug detail with --debug.
+func StderrLevel(verbose, debug bool) slog.Level {
+	switch {
+	case debug:
+		return slog.LevelDebug
+	case verbose:
+		return slog.LevelInfo
+	}
+	return slog.LevelWarn
 }

@@ -23,7 +23,7 @@ type relay struct {
 	log *slog.Logger
 	out io.Writer
 
-	session string   // the daemon's id for our session; sent to resume
+	session resume   // our session in the daemon: its id and resume key
 	ids     *idTable // requests in flight, under the relay's ids (ids.go)
 
 	initReq     []byte // the client's initialize request, replayed on reconnect
@@ -34,7 +34,7 @@ type relay struct {
 }
 
 func newRelay(cfg Config) *relay {
-	return &relay{cfg: cfg, log: cfg.Logger, out: cfg.Out, session: cfg.Session, ids: newIDTable()}
+	return &relay{cfg: cfg, log: cfg.Logger, out: cfg.Out, session: parseResume(cfg.Session), ids: newIDTable()}
 }
 
 func (r *relay) run(ctx context.Context, lines <-chan line) error {
@@ -113,7 +113,9 @@ func (r *relay) dialKnown(ctx context.Context) *link {
 
 func (r *relay) connected(ctx context.Context, l *link, replay bool) *link {
 	hint := r.session
-	r.session = l.session
+	if !l.resumed {
+		r.session = resume{id: l.session, key: l.key}
+	}
 	r.log.Info("connected to the daemon", "session", l.session, "resumed", l.resumed)
 	switch {
 	case replay && r.initReq != nil:
@@ -129,7 +131,7 @@ func (r *relay) connected(ctx context.Context, l *link, replay bool) *link {
 		if r.initialized != nil {
 			r.flushNotice()
 		}
-	case hint != "" && !l.resumed && !replay:
+	case hint.id != "" && !l.resumed && !replay:
 		r.notice = notice("warning", noticeNotResumed)
 	}
 	return l
@@ -263,7 +265,7 @@ func (r *relay) drain(ctx context.Context, l *link) {
 		case <-l.doneC():
 			r.failInflight(errLost)
 		case <-t.C:
-			r.failInflight(errExiting(r.session))
+			r.failInflight(errExiting(r.session.String()))
 			return
 		case <-ctx.Done():
 			return

@@ -37,6 +37,7 @@ type daemonConn struct {
 	t    *testing.T
 	c    *websocket.Conn
 	hint string // the session the relay asked to resume
+	key  string // and the resume key it presented
 	msgs chan []byte
 	// status is how the relay closed the connection, set before msgs is
 	// closed (-1 when it was not a close frame).
@@ -59,11 +60,14 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 		}
 		w.Header().Set(headerSession, "s1")
 		w.Header().Set(headerResumed, strconv.FormatBool(f.resumed.Load()))
+		if !f.resumed.Load() {
+			w.Header().Set(headerResumeKey, "k1")
+		}
 		c, err := websocket.Accept(w, r, nil)
 		if err != nil {
 			return
 		}
-		dc := &daemonConn{t: t, c: c, hint: r.Header.Get(headerSession), msgs: make(chan []byte, 16)}
+		dc := &daemonConn{t: t, c: c, hint: r.Header.Get(headerSession), key: r.Header.Get(headerResumeKey), msgs: make(chan []byte, 16)}
 		f.conns <- dc
 		defer close(dc.msgs)
 		for {
@@ -255,8 +259,8 @@ func TestRelayDaemonRestart(t *testing.T) {
 	}
 
 	d2 := fd.accept(t)
-	if d2.hint != "s1" {
-		t.Errorf("reconnect asked for session %q, want s1", d2.hint)
+	if d2.hint != "s1" || d2.key != "k1" {
+		t.Errorf("reconnect asked for session %q with key %q, want s1 with the key it was handed (k1)", d2.hint, d2.key)
 	}
 	replayed := d2.recv()
 	if replayed["method"] != "initialize" || dig(replayed, "params", "clientInfo", "name") != "c" {

@@ -35,6 +35,9 @@ type Health struct {
 	Modes  ModeCount    `json:"modes"`
 	// Browsers are the connected browsers, by name and profile.
 	Browsers any `json:"browsers,omitempty"`
+	// Memory is the daemon's live heap, runtime figures and the size of
+	// each store holding anything.
+	Memory any `json:"memory,omitempty"`
 }
 
 // TransportStatus matches /health's transport_status.
@@ -63,6 +66,7 @@ func (s *Server) health(ctx context.Context, c *Call) (any, error) {
 		Caller:          c.Session.Info(),
 		Modes:           s.modeCount(),
 		Browsers:        d.Browsers,
+		Memory:          d.Memory,
 	}
 	return h, nil
 }
@@ -156,6 +160,9 @@ func (s *Server) commandResult(ctx context.Context, c *Call) (any, error) {
 	res := okResult(cr)
 	res.IsError = orig.IsError
 	res.Content = orig.Content
+	if page, ok := pageOf(orig); ok {
+		WithPage(res, page) // the command's page text is this answer's
+	}
 	return res, nil
 }
 

@@ -43,7 +43,7 @@ func (s *Server) dispatch(ctx context.Context, sess *session.Session, tool strin
 	if ok && ran && tools.PageText(key) {
 		res = s.fence(sess, res)
 	}
-	return res, key, class
+	return withoutPage(res), key, class
 }
 
 // route is dispatch before redaction. ran reports that the answer is the
@@ -58,6 +58,11 @@ func (s *Server) route(ctx context.Context, sess *session.Session, tool string, 
 	h, ok := s.handler(tc.Mode)
 	if !ok {
 		return errorResult(tools.NotAvailable(tc.Mode, s.served())), key, class, false
+	}
+	if s.opts.Scope != nil {
+		if e := s.opts.Scope(ctx, c); e != nil {
+			return errorResult(e), key, class, false
+		}
 	}
 	if class.Gated() {
 		if e := s.opts.Gate(ctx, c); e != nil {

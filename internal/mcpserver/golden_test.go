@@ -206,6 +206,10 @@ func normalizeField(k string, v any) any {
 	switch k {
 	case "pid", "uptime_ms", "elapsed_ms":
 		return 0
+	case "memory": // heap and store sizes move with everything
+		if _, ok := v.(map[string]any); ok {
+			return "<memory>"
+		}
 	case "version":
 		if v == version.Version {
 			return "<version>"

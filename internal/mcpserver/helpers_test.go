@@ -10,20 +10,24 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gasoline-mcp/gasoline/internal/creds"
+	"github.com/gasoline-mcp/gasoline/internal/httpguard"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
 // fixture is an in-process Server on an httptest server (/mcp, /ws/mcp,
 // no guard: the guard is tested end to end on the real daemon).
 type fixture struct {
-	s   *Server
-	srv *httptest.Server
+	s    *Server
+	srv  *httptest.Server
+	stop func() // stops the server and waits (idempotent); cleanup calls it too
 }
 
 func newFixture(t *testing.T, opts *Options) *fixture {
@@ -49,17 +53,37 @@ func newFixture(t *testing.T, opts *Options) *fixture {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.HTTPHandler())
-	mux.Handle("GET /ws/mcp", s.WSHandler())
+	mux.Handle("/mcp", asAgent(s.HTTPHandler()))
+	mux.Handle("GET /ws/mcp", asAgent(s.WSHandler()))
 	srv := httptest.NewUnstartedServer(mux)
 	srv.Config.BaseContext = func(net.Listener) context.Context { return ctx }
 	srv.Start()
-	t.Cleanup(func() {
-		cancel()
-		s.Wait()
-		srv.Close()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			s.Wait()
+			srv.Close()
+		})
+	}
+	t.Cleanup(stop)
+	return &fixture{s: s, srv: srv, stop: stop}
+}
+
+// asAgent stands in for the guard: every request carries the local agent
+// credential's identity (a request with "Authorization: Bearer remote:X"
+// carries remote agent X's instead).
+func asAgent(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := creds.Identity{Role: creds.Agent, Principal: creds.PrincipalAgent}
+		if name, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer remote:"); ok {
+			id = creds.Identity{Role: creds.Remote, Principal: "remote:" + name, Name: name}
+		}
+		if r.Header.Get("Authorization") == "" {
+			r.Header.Set("Authorization", "Bearer test")
+		}
+		h.ServeHTTP(w, r.WithContext(httpguard.WithIdentity(r.Context(), id)))
 	})
-	return &fixture{s: s, srv: srv}
 }
 
 // codeNoApprover is refuseGate's code.
@@ -116,13 +140,23 @@ type wsClient struct {
 	t       *testing.T
 	c       *websocket.Conn
 	session string
+	key     string // the resume key the daemon handed (a new session only)
 	resumed bool
 }
 
+// handle is what resumes the session: its id and resume key, as the relay
+// keeps them ("ID.KEY").
+func (w *wsClient) handle() string { return w.session + "." + w.key }
+
+// ws dials /ws/mcp; hint is "" for a new session, or "ID.KEY" (a client's
+// handle) or a bare id to ask to resume.
 func (f *fixture) ws(t *testing.T, hint string) *wsClient {
 	t.Helper()
 	hdr := http.Header{}
-	if hint != "" {
+	if id, key, ok := strings.Cut(hint, "."); ok {
+		hdr.Set(HeaderSession, id)
+		hdr.Set(HeaderResumeKey, key)
+	} else if hint != "" {
 		hdr.Set(HeaderSession, hint)
 	}
 	url := "ws" + strings.TrimPrefix(f.srv.URL, "http") + "/ws/mcp"
@@ -132,7 +166,7 @@ func (f *fixture) ws(t *testing.T, hint string) *wsClient {
 	}
 	c.SetReadLimit(MaxMessage)
 	t.Cleanup(func() { c.CloseNow() })
-	return &wsClient{t: t, c: c, session: resp.Header.Get(HeaderSession), resumed: resp.Header.Get(HeaderResumed) == "true"}
+	return &wsClient{t: t, c: c, session: resp.Header.Get(HeaderSession), key: resp.Header.Get(HeaderResumeKey), resumed: resp.Header.Get(HeaderResumed) == "true"}
 }
 
 func (w *wsClient) send(msg string) {

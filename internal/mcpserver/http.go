@@ -16,8 +16,9 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/session"
 )
 
-// maxBody bounds one POST body on /mcp.
-const maxBody = mcp.DefaultMaxRequestBodyBytes
+// maxBody bounds one POST body on /mcp: an upload by content carries up
+// to 25 MiB of files in base64 (actions.MaxContentBytes).
+const maxBody = 40 << 20
 
 // newHTTPHandler wraps the SDK's streamable HTTP handler so that HTTP
 // clients get the same protocol answers as stdio ones: a JSON-RPC parse
@@ -26,11 +27,13 @@ const maxBody = mcp.DefaultMaxRequestBodyBytes
 // do when a session is gone, and a call in flight when a previous daemon
 // died gets its answer (restart.go).
 func (s *Server) newHTTPHandler() http.Handler {
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-		SessionTimeout: s.sessionTTL(),
-		EventStore:     mcp.NewMemoryEventStore(nil),
-		Logger:         sdkLogger(s.log),
-	})
+	s.events = newEventStore(maxEventStreams, maxEventBytes)
+	sdk := withTokenInfo(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		SessionTimeout:      s.sessionTTL(),
+		MaxRequestBodyBytes: maxBody,
+		EventStore:          s.events, // events.go
+		Logger:              sdkLogger(s.log),
+	}))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var id []byte
 		if r.Method == http.MethodPost && isJSON(r) {
@@ -51,6 +54,8 @@ func (s *Server) newHTTPHandler() http.Handler {
 		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
 			w = &goneRewriter{ResponseWriter: w, id: id, restarted: !strings.HasPrefix(sid, s.incarnation)}
 		}
+		release := s.maybeRevive(sdk, r) // revive.go
+		defer release()
 		sdk.ServeHTTP(w, r)
 	})
 }

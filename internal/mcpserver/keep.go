@@ -97,7 +97,7 @@ func (s *Server) keepHandoff(sess *session.Session, cmd *session.Command) {
 		if !ok {
 			return // a result the gateway blocks is not kept
 		}
-		raw, err := json.Marshal(red)
+		raw, err := json.Marshal(withoutPage(red))
 		k.State, k.Ended = "complete", time.Now()
 		switch {
 		case err != nil:

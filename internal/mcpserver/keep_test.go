@@ -37,7 +37,7 @@ func TestPendingResultsSurviveARestart(t *testing.T) {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := start(ctx)
-	sess, _, _, err := s.SessionManager().Attach("s1", session.Stdio)
+	sess, _, _, err := s.SessionManager().Claim("s1", session.Stdio, session.Binding{Principal: "agent", Key: "k"})
 	if err != nil {
 		t.Fatal(err)
 	}

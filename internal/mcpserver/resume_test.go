@@ -94,7 +94,7 @@ func TestStdioSessionEndsOnlyWhenTheClientEndsIt(t *testing.T) {
 	kept := f.ws(t, "")
 	kept.initialize()
 	kept.c.Close(websocket.StatusNormalClosure, "reconnecting")
-	again := f.ws(t, kept.session)
+	again := f.ws(t, kept.handle())
 	if !again.resumed || again.session != kept.session {
 		t.Fatalf("a dropped connection lost its session (resumed=%v)", again.resumed)
 	}

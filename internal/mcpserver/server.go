@@ -40,6 +40,10 @@ type Options struct {
 	// Gate decides a call of a mutating or sensitive mode: the daemon
 	// passes the approval engine's (policy first, then the user).
 	Gate func(ctx context.Context, c *Call) *tools.Error
+	// Scope, when set, is asked first about every call: a remote agent's
+	// session may use only the tools, modes and sites its credential
+	// names (internal/remote). nil lets the call go on to the gate.
+	Scope func(ctx context.Context, c *Call) *tools.Error
 	// Audit, when set, records every tool call (never its arguments or
 	// result): session, "tool.mode", class, duration, whether it failed.
 	Audit func(sessionID, key string, class tools.Class, d time.Duration, failed bool) error
@@ -66,6 +70,9 @@ type Daemon struct {
 	Extension bool // a browser extension is connected
 	// Browsers lists the connected browsers (configure health).
 	Browsers any
+	// Memory is the daemon's memory (configure health): live heap and
+	// runtime figures, and the stores holding anything.
+	Memory any
 }
 
 // Server is the daemon's MCP server. Create it with New.
@@ -78,6 +85,9 @@ type Server struct {
 	http     http.Handler
 	// incarnation names this daemon run in SSE event ids (restart.go).
 	incarnation string
+	revive      reviver // HTTP sessions taken up again after a restart
+	// events are the SSE events HTTP clients may ask again (events.go).
+	events *eventStore
 
 	mu       sync.Mutex // guards handlers after New
 	handlers map[string]handler
@@ -163,7 +173,8 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 		Logger:       sdkLogger(s.log),
 		// An HTTP session id names the daemon run that made it, so a
 		// later run can tell "restarted" from "expired" (restart.go).
-		GetSessionID: func() string { return s.incarnation + rand.Text() },
+		// A revived session gets its old id back (revive.go).
+		GetSessionID: func() string { return s.revive.nextID(func() string { return s.incarnation + rand.Text() }) },
 	})
 	s.mcp.AddReceivingMiddleware(s.middleware)
 	for _, t := range tools.All() {

@@ -124,7 +124,7 @@ func TestClientVanishesMidCall(t *testing.T) {
 		<-c.Done()
 	}
 
-	a2 := f.ws(t, a.session)
+	a2 := f.ws(t, a.handle())
 	if !a2.resumed || a2.session != a.session {
 		t.Fatalf("resume: session %s resumed %v, want %s true", a2.session, a2.resumed, a.session)
 	}

@@ -4,15 +4,17 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/gasoline-mcp/gasoline/internal/memory"
 )
 
 // The native host is a relay: it frames and forwards messages, holding
 // next to nothing (pending request ids, a hello, redaction counts), so the
 // Go runtime is sized for that in this mode only (the daemon and the MCP
 // relay keep the defaults): a small heap goal, one P, no heap profiling,
-// the binary's start-up pages unmapped (unmapCleanPages), and after each burst
-// of traffic, at rest, the free heap and the pages relaying touched handed
-// back (rest.go). GOGC, GOMEMLIMIT or GOMAXPROCS in the environment win.
+// the binary's start-up pages unmapped (memory.UnmapCleanPages), and after
+// each burst of traffic, at rest, the free heap and the pages relaying
+// touched handed back (memory.Rest). GOGC, GOMEMLIMIT or GOMAXPROCS in the environment win.
 const (
 	// relayGCPercent collects when the heap has grown by a quarter of what
 	// is live (and past 1 MiB): the live heap is ~0.5 MiB, so collections
@@ -29,7 +31,7 @@ const (
 )
 
 // sizeRuntime sizes the Go runtime for relaying, and drops the mappings
-// start-up left of the binary's code (unmapCleanPages).
+// start-up left of the binary's code (memory.UnmapCleanPages).
 func sizeRuntime() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(relayGCPercent)
@@ -41,5 +43,5 @@ func sizeRuntime() {
 		runtime.GOMAXPROCS(1) // a relay needs no parallelism; each P caches spans
 	}
 	runtime.MemProfileRate = 0 // nothing reads a relay's heap profile
-	unmapCleanPages()
+	memory.UnmapCleanPages()
 }

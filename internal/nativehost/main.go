@@ -13,6 +13,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/extid"
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
+	"github.com/gasoline-mcp/gasoline/internal/memory"
 	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 )
@@ -41,7 +42,7 @@ func Main(ctx context.Context, origin string, args []string, stdin io.Reader, st
 		Out:       stdout,
 		Log:       log,
 		Redaction: store,
-		Release:   releaseMemory,
+		Release:   memory.Release,
 		Ensure: func(ctx context.Context) (launcher.Daemon, error) {
 			return launcher.Ensure(ctx, launcher.Options{Logger: log})
 		},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
+	"github.com/gasoline-mcp/gasoline/internal/memory"
 	"github.com/gasoline-mcp/gasoline/internal/nativemsg"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
 	"github.com/gasoline-mcp/gasoline/internal/redact"
@@ -41,7 +42,7 @@ type Config struct {
 	// to the daemon (counts.go); default 250ms.
 	CountsEvery time.Duration
 	// Release runs once after each burst of traffic, when RestAfter
-	// (default 2s) passes without a message either way (rest.go); nil
+	// (default 2s) passes without a message either way (memory.Rest); nil
 	// releases nothing.
 	Release   func()
 	RestAfter time.Duration
@@ -49,6 +50,10 @@ type Config struct {
 
 // maxWS bounds one message from the daemon.
 const maxWS = 64 << 20
+
+// restAfter is how long the relay must see no message, either way, before
+// it hands back what the last burst left behind (Config.Release).
+const restAfter = 2 * time.Second
 
 // helloReplayID is the id of the host's own replayed hello. The host numbers
 // its own requests below zero so they never collide with the extension's.
@@ -74,7 +79,7 @@ type relay struct {
 
 	src *source // the source stage of the redaction gateway
 
-	rest *rest // release after each burst (rest.go)
+	rest *memory.Rest // release after each burst
 }
 
 // Run relays until Chrome closes stdin (returns nil) or stdout breaks.
@@ -104,9 +109,9 @@ func Run(ctx context.Context, cfg Config) error {
 		in:      make(chan []byte, 64),
 		pending: map[int64]string{},
 		src:     newSource(cfg.Redaction, cfg.Log),
-		rest:    newRest(cfg.RestAfter, cfg.Release),
+		rest:    memory.NewRest(cfg.RestAfter, cfg.Release),
 	}
-	defer r.rest.stop()
+	defer r.rest.Stop()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
@@ -136,7 +141,7 @@ func (r *relay) readInput(ctx context.Context) {
 	rd := nativemsg.NewReader(r.cfg.In, 0)
 	for {
 		msg, err := rd.ReadMessage()
-		r.rest.touch()
+		r.rest.Touch()
 		var mal *nativemsg.MalformedError
 		switch {
 		case err == nil:

@@ -3,78 +3,13 @@ package nativehost
 import (
 	"context"
 	"encoding/json"
-	"sync/atomic"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
 )
-
-func TestRestReleasesOnceAfterEachBurst(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var n atomic.Int32
-		r := newRest(2*time.Second, func() { n.Add(1) })
-		defer r.stop()
-
-		// Traffic every second: never two seconds of silence.
-		for range 5 {
-			time.Sleep(time.Second)
-			r.touch()
-		}
-		synctest.Wait()
-		require.Zero(t, n.Load(), "released during traffic")
-
-		time.Sleep(2 * time.Second)
-		synctest.Wait()
-		require.EqualValues(t, 1, n.Load(), "two seconds after the last message")
-
-		// Resting on: nothing more to release until traffic comes back.
-		time.Sleep(time.Minute)
-		synctest.Wait()
-		require.EqualValues(t, 1, n.Load())
-
-		r.touch()
-		time.Sleep(2 * time.Second)
-		synctest.Wait()
-		require.EqualValues(t, 2, n.Load(), "after the next burst")
-	})
-}
-
-func TestRestStopWaitsForARunningRelease(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		started, finish := make(chan struct{}), make(chan struct{})
-		var done atomic.Bool
-		r := newRest(time.Second, func() {
-			close(started)
-			<-finish
-			done.Store(true)
-		})
-		time.Sleep(time.Second)
-		<-started
-		stopped := make(chan struct{})
-		go func() {
-			r.stop()
-			close(stopped)
-		}()
-		synctest.Wait()
-		select {
-		case <-stopped:
-			t.Fatal("stop returned while a release was running")
-		default:
-		}
-		close(finish)
-		<-stopped
-		require.True(t, done.Load())
-
-		// Stopped: touches release nothing.
-		r.touch()
-		time.Sleep(time.Hour)
-		synctest.Wait()
-	})
-}
 
 func TestRelayReleasesAtRestAndRelaysOn(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/gasoline-mcp/gasoline/internal/memory"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
 	"github.com/gasoline-mcp/gasoline/internal/wsutil"
 )
@@ -37,7 +38,7 @@ func (r *relay) session(ctx context.Context, c *websocket.Conn) (done bool, err 
 		r.event(protocol.EventLinkReconnected, map[string]any{"daemon_version": w.Version, "daemon_pid": w.DaemonPID})
 	}
 	r.log.Info("connected to daemon", "replayed_hello", hello != nil)
-	unmapCleanPages() // connecting is done: its code need not stay mapped
+	memory.UnmapCleanPages() // connecting is done: its code need not stay mapped
 
 	if r.startReq != 0 { // the extension's daemon.start: done
 		r.replyStarted(r.startReq, welcome, true)
@@ -125,7 +126,7 @@ func (r *relay) down(ctx context.Context, c *websocket.Conn) error {
 	go func() { werr <- out.run(ctx, r.out) }()
 	for {
 		msg, big, err := readDaemon(ctx, c)
-		r.rest.touch()
+		r.rest.Touch()
 		if big != nil && err == nil {
 			r.refuse(ctx, c, big) // oversize.go
 			continue

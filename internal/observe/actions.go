@@ -7,6 +7,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // ActionsResult is observe actions' answer: the tab's recorded actions
@@ -36,7 +37,7 @@ func (o *Observer) actions(ctx context.Context, c *mcpserver.Call) (any, error) 
 		b.WriteString(timelineLine(e))
 	}
 	more(&b, r.Truncated, r.NextCursor)
-	return mcpserver.Result(b.String(), r)
+	return mcpserver.PageResult(b.String(), r, new(untrusted.Page).AddValue(p.Entries))
 }
 
 // actionLine renders an action on one line: who, what, on what, with what.

@@ -13,8 +13,10 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // Body size caps: one body, and all bodies of one answer.
@@ -102,7 +104,16 @@ func (o *Observer) networkBodies(ctx context.Context, c *mcpserver.Call) (any, e
 			t.WriteString("\n  (cut at 64 KiB)")
 		}
 	}
-	return mcpserver.Result(t.String(), r)
+	return mcpserver.PageResult(t.String(), r, r.page())
+}
+
+// page is the answer's page text: the URLs and bodies (Error is Gasoline's).
+func (r BodiesResult) page() *untrusted.Page {
+	p := new(untrusted.Page)
+	for _, b := range r.Bodies {
+		p.Add(b.URL, b.RequestBody, b.ResponseBody)
+	}
+	return p
 }
 
 // findRequests returns the captured requests of tab with that id (the last
@@ -198,13 +209,12 @@ func bodyError(err error) string {
 	return "the body could not be read: " + msg
 }
 
-// cut truncates s to n bytes on a rune boundary.
+// cut truncates s to n bytes on a rune boundary, never inside a run that
+// could be half a secret (redact.SafeCut): the gateway redacts the answer
+// afterwards.
 func cut(s string, n int) (string, bool) {
 	if len(s) <= n {
 		return s, false
 	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n], true
+	return s[:redact.SafeCut(s, n)], true
 }

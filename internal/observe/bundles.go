@@ -10,6 +10,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // The window around an error's latest occurrence that a bundle covers, and
@@ -76,13 +77,14 @@ func (o *Observer) errorBundles(ctx context.Context, c *mcpserver.Call) (any, er
 			fmt.Fprintf(&b, "\n  %s", requestLine(q))
 		}
 	}
+	page := new(untrusted.Page).AddValue(r.Bundles) // what the page logged and loaded
 	if pg.summary {
 		for i := range r.Bundles {
 			r.Bundles[i].Requests, r.Bundles[i].Navigations = nil, nil
 		}
 	}
 	more(&b, r.Truncated, r.NextCursor)
-	return mcpserver.Result(b.String(), r)
+	return mcpserver.PageResult(b.String(), r, page)
 }
 
 // bundle gathers the context of one error group.

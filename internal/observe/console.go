@@ -10,6 +10,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // ErrorsResult is observe errors' answer: console errors and uncaught
@@ -53,7 +54,7 @@ func (o *Observer) errors(ctx context.Context, c *mcpserver.Call) (any, error) {
 			fmt.Fprintf(&b, "\n- %s ×%d", g.Message, g.Count)
 		}
 		fmt.Fprintf(&b, "\nnext_cursor %s", r.NextCursor)
-		return mcpserver.Result(b.String(), r)
+		return mcpserver.PageResult(b.String(), r, new(untrusted.Page).AddValue(groups))
 	}
 	r.Errors = groups
 	for _, g := range groups {
@@ -61,7 +62,7 @@ func (o *Observer) errors(ctx context.Context, c *mcpserver.Call) (any, error) {
 			g.FirstSeen.Format(clock), g.LastSeen.Format(clock))
 	}
 	more(&b, r.Truncated, r.NextCursor)
-	return mcpserver.Result(b.String(), r)
+	return mcpserver.PageResult(b.String(), r, new(untrusted.Page).AddValue(groups))
 }
 
 // LogsResult is observe logs' answer.
@@ -120,7 +121,7 @@ func (o *Observer) logs(ctx context.Context, c *mcpserver.Call) (any, error) {
 			}
 		}
 		fmt.Fprintf(&b, "%s; next_cursor %s", hiddenNote(hidden), r.NextCursor)
-		return mcpserver.Result(b.String(), r)
+		return mcpserver.PageResult(b.String(), r, nil) // counts only
 	}
 	r.Entries = p.Entries
 	fmt.Fprintf(&b, "tab %d: %d console messages%s", tab, len(p.Entries), hiddenNote(hidden))
@@ -131,7 +132,7 @@ func (o *Observer) logs(ctx context.Context, c *mcpserver.Call) (any, error) {
 		fmt.Fprintf(&b, "\n%s %-7s %s%s", e.Time.Format(clock), e.Level, e.Text, at(e.URL, e.Line, e.Column))
 	}
 	more(&b, r.Truncated, r.NextCursor)
-	return mcpserver.Result(b.String(), r)
+	return mcpserver.PageResult(b.String(), r, new(untrusted.Page).AddValue(p.Entries))
 }
 
 // collect pages through a buffer with an extra filter until limit entries

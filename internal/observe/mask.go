@@ -37,43 +37,63 @@ const maskRule = `{filter:brightness(0) !important;color:#000 !important;-webkit
 // recursively. A frame whose document it cannot reach is left as it is
 // when Gasoline masks it in its own session (an out-of-process frame, its
 // element marked data-gasoline-inside by capture); any other (a
-// cross-origin frame in the page's process) is out of reach. With nothing
+// cross-origin frame in the page's process) is out of reach. Sensitive is
+// what a selector matches and what the page draws as dots
+// (internal/sensitive: no selector says so, the style does). With nothing
 // to mask and watch set (the attributes the selectors read), it watches
-// (above). Otherwise each root gets a style element stamped with the token
-// and holding one rule per selector (a selector the browser rejects drops
-// only its own rule), and each frame out of reach is marked with the
-// token and painted black whole. It reports the tab's visibility, how
-// many elements the mask covers, how many frames it blacked out, and
-// whether it watched instead.
-const maskOn = `((sels, rule, token, watch) => {` + maskWalk + `
+// (above; a class or style change, or a style sheet added, that draws
+// something as dots counts as a change). Otherwise each root gets a style
+// element stamped with the token and holding one rule per selector (a
+// selector the browser rejects drops only its own rule), each element
+// drawn as dots and each frame out of reach is marked with the token and
+// painted black whole. It reports the tab's visibility, how many elements
+// the mask covers, how many frames it blacked out, and whether it watched
+// instead.
+const maskOn = `((sels, rule, token, watch) => {` + sensitive.DotsJS + maskWalk + maskDots + `
   const roots = [], opaque = [];
   walk((root) => roots.push(root), (el) => { if (el.getAttribute('data-gasoline-inside') !== token) opaque.push(el); });
-  const hit = new Set();
-  for (const root of roots) for (const x of sels) { try { root.querySelectorAll(x).forEach((e) => hit.add(e)); } catch {} }
+  const hit = new Set(), dots = [];
+  for (const root of roots) {
+    for (const x of sels) { try { root.querySelectorAll(x).forEach((e) => hit.add(e)); } catch {} }
+    root.querySelectorAll('*').forEach((e) => { if (gasolineDrawnAsDots(e)) { dots.push(e); hit.add(e); } });
+  }
   const watched = () => {
     const all = sels.filter((x) => { try { document.createDocumentFragment().querySelector(x); return true; } catch { return false; } }).join(',');
     const frame = 'iframe,frame,object,embed';
     const risky = (el) => el.nodeType === 1 && (!!all && (el.matches(all) || !!el.querySelector(all)) ||
-      el.matches(frame) || !!el.querySelector(frame) || !!el.shadowRoot || [...el.querySelectorAll('*')].some((x) => x.shadowRoot));
+      el.matches(frame) || !!el.querySelector(frame) || !!el.shadowRoot || [...el.querySelectorAll('*')].some((x) => x.shadowRoot) ||
+      dotsIn(el));
+    const sheet = (n) => !!n && n.nodeType === 1 && n.matches('style,link');
     const w = {token, obs: [], roots, changed: false};
-    w.see = (records) => { for (const r of records) if (r.type === 'attributes' || [...r.addedNodes].some(risky)) w.changed = true; };
+    w.see = (records) => {
+      for (const r of records) {
+        if (r.type === 'attributes') {
+          if (watch.includes(r.attributeName) || dotsIn(r.target)) w.changed = true;
+        } else if ([...r.addedNodes].some(risky)) {
+          w.changed = true;
+        } else if ((sheet(r.target) || sheet(r.target.parentNode) || [...r.addedNodes].some(sheet)) && anyDots(w.roots)) {
+          w.changed = true;
+        }
+      }
+    };
     try {
       for (const root of roots) {
         const o = new MutationObserver(w.see); w.obs.push(o);
-        o.observe(root, {subtree: true, childList: true, attributes: true, attributeFilter: watch});
+        o.observe(root, {subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: [...new Set(watch.concat('class', 'style'))]});
       }
       Object.defineProperty(globalThis, Symbol.for('gasoline.watch'), {value: w, configurable: true});
       return true;
     } catch { w.obs.forEach((o) => o.disconnect()); return false; }
   };
   if (watch && !hit.size && !opaque.length && watched()) return {visibility: document.visibilityState, count: 0, frames: 0, watched: true};
-  const css = sels.map((x) => x + rule).concat('[data-gasoline-opaque="' + token + '"]' + rule).join('\n');
+  const css = sels.map((x) => x + rule).concat('[data-gasoline-opaque="' + token + '"]' + rule, '[data-gasoline-dots="' + token + '"]' + rule).join('\n');
   for (const root of roots) {
     root.querySelectorAll('style#__gasoline_mask').forEach((x) => x.remove());
     const s = (root.ownerDocument || root).createElement('style');
     s.id = '__gasoline_mask'; s.dataset.token = token; s.textContent = css;
     (root.head || root.documentElement || root).appendChild(s);
   }
+  for (const el of dots) el.setAttribute('data-gasoline-dots', token);
   for (const el of opaque) el.setAttribute('data-gasoline-opaque', token);
   return {visibility: document.visibilityState, count: hit.size, frames: opaque.length};
 })(%s, %q, %q, %s)`
@@ -81,12 +101,13 @@ const maskOn = `((sels, rule, token, watch) => {` + maskWalk + `
 // maskHeld runs after the capture. Where maskOn painted, it reports
 // whether the mask with token is still where maskOn put it — in every
 // document and shadow root, and on every frame it could not reach,
-// reached the same way — and removes it and the frames' marks: "ok", or
-// "gone" (a navigation during the capture, of the tab or of a frame, or a
-// frame or shadow root that appeared since). Where maskOn watched, it
-// stops watching and reports "ok", or "changed" when something that could
-// be sensitive appeared (see above).
-const maskHeld = `((token, sels) => {` + maskWalk + `
+// reached the same way — and removes it and the marks on frames and on
+// elements drawn as dots: "ok", or "gone" (a navigation during the
+// capture, of the tab or of a frame, or a frame or shadow root that
+// appeared since). Where maskOn watched, it stops watching and reports
+// "ok", or "changed" when something that could be sensitive appeared (see
+// above) or is there now.
+const maskHeld = `((token, sels) => {` + sensitive.DotsJS + maskWalk + maskDots + `
   const key = Symbol.for('gasoline.watch'), w = globalThis[key];
   if (w && w.token === token) {
     delete globalThis[key];
@@ -95,6 +116,7 @@ const maskHeld = `((token, sels) => {` + maskWalk + `
     walk((root) => roots.push(root), () => { opaque++; });
     let ok = !w.changed && !opaque && roots.length === w.roots.length && roots.every((r, i) => r === w.roots[i]);
     for (const root of roots) for (const x of sels) { try { if (root.querySelector(x)) ok = false; } catch {} }
+    if (ok && anyDots(roots)) ok = false;
     return ok ? 'ok' : 'changed';
   }
   let ok = true;
@@ -102,6 +124,7 @@ const maskHeld = `((token, sels) => {` + maskWalk + `
     const mine = root.querySelectorAll('style#__gasoline_mask');
     if (![...mine].some((x) => x.dataset.token === token)) ok = false;
     mine.forEach((x) => x.remove());
+    root.querySelectorAll('[data-gasoline-dots]').forEach((e) => e.removeAttribute('data-gasoline-dots'));
   }, (el) => {
     const inside = el.getAttribute('data-gasoline-inside') === token;
     if (!inside && el.getAttribute('data-gasoline-opaque') !== token) ok = false;
@@ -109,6 +132,12 @@ const maskHeld = `((token, sels) => {` + maskWalk + `
   });
   return ok ? 'ok' : 'gone';
 })(%q, %s)`
+
+// maskDots declares dotsIn(el), whether el or an element inside it is
+// drawn as dots, and anyDots(roots), whether one in those roots is.
+const maskDots = `
+  const dotsIn = (el) => el.nodeType === 1 && (gasolineDrawnAsDots(el) || [...el.querySelectorAll('*')].some(gasolineDrawnAsDots));
+  const anyDots = (roots) => roots.some((r) => [...r.querySelectorAll('*')].some(gasolineDrawnAsDots));`
 
 // maskWalk declares walk(onRoot, onOpaque), the one walk maskOn and
 // maskHeld share: onRoot for the document, each open shadow root and each

@@ -11,6 +11,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // WaterfallResult is observe network_waterfall's answer: finished requests
@@ -114,7 +115,7 @@ func (o *Observer) networkWaterfall(ctx context.Context, c *mcpserver.Call) (any
 		return nil, err
 	}
 	text, r := waterfall(o.cfg.Store, tab, q, pg, c.Str("scope") != scopeAll)
-	return mcpserver.Result(text, r)
+	return mcpserver.PageResult(text, r, new(untrusted.Page).Add(r.PageURL).AddValue(r.Requests).AddValue(r.Pending).AddValue(r.Summary))
 }
 
 // waterfall answers network_waterfall for tab: the requests that pass q

@@ -9,6 +9,7 @@ import (
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 
 	"github.com/gasoline-mcp/gasoline/internal/browsers"
 	"github.com/gasoline-mcp/gasoline/internal/capture"
@@ -16,6 +17,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // PageResult is observe page's answer.
@@ -48,7 +50,7 @@ type Frame struct {
 	URL    string `json:"url"`
 }
 
-const pageProbe = `(() => ({url: location.href, title: document.title, ready: document.readyState,
+const pageProbe = `(() => ({ready: document.readyState,
 visibility: document.visibilityState, w: innerWidth, h: innerHeight, dpr: devicePixelRatio,
 sx: Math.round(scrollX), sy: Math.round(scrollY)}))()`
 
@@ -93,7 +95,7 @@ func (o *Observer) page(ctx context.Context, c *mcpserver.Call) (any, error) {
 	if r.Note != "" {
 		b.WriteString("\n" + r.Note)
 	}
-	return mcpserver.Result(b.String(), r)
+	return mcpserver.PageResult(b.String(), r, new(untrusted.Page).Add(r.URL, r.Title).AddValue(r.Frames).AddValue(r.Dialogs))
 }
 
 // readPage fills r from the page: frames, then the document's state.
@@ -108,16 +110,33 @@ func (o *Observer) readPage(ctx context.Context, s *cdp.Session, r *PageResult) 
 	}
 	r.Frames = append(r.Frames, o.childFrames(ctx, s)...)
 	var p struct {
-		URL, Title, Ready, Visibility string
-		W, H, SX, SY                  int
-		DPR                           float64
+		Ready, Visibility string
+		W, H, SX, SY      int
+		DPR               float64
 	}
 	if err := evalJSON(ctx, s, pageProbe, &p); err != nil {
 		return err
 	}
-	r.URL, r.Title, r.LoadState, r.Visibility = p.URL, p.Title, p.Ready, p.Visibility
+	r.LoadState, r.Visibility = p.Ready, p.Visibility
+	// The address and title as the browser reports them (the tab strip's),
+	// never as the page's own script would: a page can fake document.title
+	// and location with getters of its own.
+	r.URL, r.Title = o.browserTitle(ctx, s, r.URL)
 	r.Viewport = &Viewport{Width: p.W, Height: p.H, DPR: p.DPR, ScrollX: p.SX, ScrollY: p.SY}
 	return nil
+}
+
+// browserTitle is the tab's address and title from the browser (tab
+// info), else from CDP's target info; frameURL (the frame tree's, also
+// the browser's) when neither answers.
+func (o *Observer) browserTitle(ctx context.Context, s *cdp.Session, frameURL string) (string, string) {
+	if t, err := o.cfg.Tabs.Info(ctx, s.TabID()); err == nil && t.URL != "" {
+		return t.URL, t.Title
+	}
+	if info, err := cdproto.Call(ctx, s, target.GetTargetInfo, target.GetTargetInfoParams{}); err == nil && info.TargetInfo != nil {
+		return info.TargetInfo.URL, info.TargetInfo.Title
+	}
+	return frameURL, ""
 }
 
 func frames(t *page.FrameTree, out []Frame) []Frame {
@@ -193,6 +212,9 @@ type TabInfo struct {
 	// (moved into its group, or Share in the panel); such a tab is never
 	// closed by Gasoline, and the user may take it back at any time.
 	SharedBy string `json:"shared_by,omitempty"`
+	// Opener is the session's tab whose page opened this one (a link with
+	// a target, window.open): a popup joins its opener's session.
+	Opener int `json:"opener,omitempty"`
 }
 
 func (o *Observer) tabs(ctx context.Context, c *mcpserver.Call) (any, error) {
@@ -233,9 +255,14 @@ func (o *Observer) tabs(ctx context.Context, c *mcpserver.Call) (any, error) {
 		if o.cfg.Tabs.IsShared(id) {
 			ti.SharedBy = "user"
 		}
+		ti.Opener, _ = o.cfg.Tabs.Registry().Opener(id)
 		r.Tabs = append(r.Tabs, ti)
 	}
-	return mcpserver.Result(tabsText(r, info, c.Session.Info().Client.Name), r)
+	page := new(untrusted.Page)
+	for _, t := range r.Tabs {
+		page.Add(t.URL, t.Title)
+	}
+	return mcpserver.PageResult(tabsText(r, info, c.Session.Info().Client.Name), r, page)
 }
 
 // slotsOf is the browsers where the session has tabs or groups.
@@ -281,6 +308,9 @@ func tabsText(r TabsResult, info map[browsers.Slot]browsers.Info, client string)
 		who := "opened by you"
 		if t.SharedBy == "user" {
 			who = "the user's own tab, shared with you"
+		}
+		if t.Opener != 0 {
+			who += fmt.Sprintf("; opened by tab %d's page", t.Opener)
 		}
 		fmt.Fprintf(&b, "\n%s %d %s %q (%s", mark, t.ID, t.URL, t.Title, who)
 		if len(info) > 1 {

@@ -15,6 +15,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // Storage limits: items listed per area, and bytes kept of one value.
@@ -121,7 +122,8 @@ func (o *Observer) storage(ctx context.Context, c *mcpserver.Call) (any, error) 
 	for _, ck := range r.Cookies {
 		fmt.Fprintf(&b, "\n  %s domain=%s path=%s httpOnly=%v secure=%v sameSite=%s session=%v", ck.Name, ck.Domain, ck.Path, ck.HTTPOnly, ck.Secure, ck.SameSite, ck.Session)
 	}
-	return mcpserver.Result(b.String(), r)
+	return mcpserver.PageResult(b.String(), r, new(untrusted.Page).Add(r.Origin).AddValue(r.LocalStorage.Items).
+		AddValue(r.SessionStorage.Items).AddValue(r.Cookies))
 }
 
 func area(a rawArea) StorageArea {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // WebSocketsResult is observe websocket_events' answer.
@@ -67,7 +68,11 @@ func (o *Observer) websocketEvents(ctx context.Context, c *mcpserver.Call) (any,
 			fmt.Fprintf(&b, "\n%s: %d sent, %d received, %d errors, closed %v", u, sc.Sent, sc.Received, sc.Errors, sc.Closed)
 		}
 		fmt.Fprintf(&b, "\nnext_cursor %s", r.NextCursor)
-		return mcpserver.Result(b.String(), r)
+		page := new(untrusted.Page)
+		for u := range r.Sockets {
+			page.Add(u)
+		}
+		return mcpserver.PageResult(b.String(), r, page)
 	}
 	r.Events = p.Entries
 	fmt.Fprintf(&b, "tab %d: %d websocket events", tab, len(p.Entries))
@@ -76,7 +81,7 @@ func (o *Observer) websocketEvents(ctx context.Context, c *mcpserver.Call) (any,
 		b.WriteString(socketLine(e))
 	}
 	more(&b, r.Truncated, r.NextCursor)
-	return mcpserver.Result(b.String(), r)
+	return mcpserver.PageResult(b.String(), r, new(untrusted.Page).AddValue(p.Entries))
 }
 
 func socketLine(e capture.WebSocketEvent) string {
@@ -133,7 +138,7 @@ func (o *Observer) timeline(ctx context.Context, c *mcpserver.Call) (any, error)
 			fmt.Fprintf(&b, ", %d %s", n, k)
 		}
 		more(&b, r.Truncated, r.NextCursor)
-		return mcpserver.Result(b.String(), r)
+		return mcpserver.PageResult(b.String(), r, nil) // counts only
 	}
 	r.Entries = p.Entries
 	for _, e := range p.Entries {
@@ -141,7 +146,7 @@ func (o *Observer) timeline(ctx context.Context, c *mcpserver.Call) (any, error)
 		b.WriteString(timelineLine(e))
 	}
 	more(&b, r.Truncated, r.NextCursor)
-	return mcpserver.Result(b.String(), r)
+	return mcpserver.PageResult(b.String(), r, new(untrusted.Page).AddValue(p.Entries))
 }
 
 // timelineLine renders any entry on one line.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // VitalsResult is observe vitals' answer. Times are milliseconds since the
@@ -78,7 +79,7 @@ func (o *Observer) vitals(ctx context.Context, c *mcpserver.Call) (any, error) {
 	if r.LCP == nil && r.Visibility == "hidden" {
 		b.WriteString("\nthe tab is hidden: Chrome does not paint background tabs, so FCP/LCP appear once it is shown")
 	}
-	return mcpserver.Result(b.String(), r)
+	return mcpserver.PageResult(b.String(), r, new(untrusted.Page).Add(r.URL, r.LCPElement))
 }
 
 func round(v *float64) *float64 {

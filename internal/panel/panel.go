@@ -28,7 +28,8 @@ import (
 // SessionID is the agent panel's MCP session.
 const SessionID = "gasoline-panel"
 
-// Config configures a Panel. Every field but Logger is required.
+// Config configures a Panel. Every field but Logger and Remotes is
+// required.
 type Config struct {
 	Dir, Version string
 	// Server runs the model's tool calls (and hosts the panel session).
@@ -46,6 +47,8 @@ type Config struct {
 	Broadcast func(ctx context.Context, method string, params any)
 	// Status is panel.status's answer.
 	Status func() map[string]any
+	// Remotes are the remote agents the panel lists and revokes; nil: none.
+	Remotes Remotes
 	// Export is the session's redacted export with a conversation.
 	Export func(ctx context.Context, sid string, conversation any) (json.RawMessage, error)
 	Logger *slog.Logger
@@ -121,7 +124,8 @@ func (p *Panel) Session() *session.Session { return p.session }
 func (p *Panel) Serve(ctx context.Context, method string, params json.RawMessage) (any, *protocol.Error) {
 	switch method {
 	case "approvals.list":
-		return map[string]any{"pending": p.cfg.Approvals.Pending(""), "grants": p.cfg.Approvals.Grants("")}, nil
+		n := p.names()
+		return map[string]any{"pending": n.Requests(p.cfg.Approvals.Pending("")), "grants": n.Grants(p.cfg.Approvals.Grants(""))}, nil
 	case "approvals.decide":
 		return p.decide(params)
 	case "grants.revoke":
@@ -142,6 +146,10 @@ func (p *Panel) Serve(ctx context.Context, method string, params json.RawMessage
 		return p.panelShare(ctx, params)
 	case "panel.unshare":
 		return p.panelUnshare(ctx, params)
+	case "remotes.list":
+		return p.remotesList()
+	case "remotes.revoke":
+		return p.remotesRevoke(params)
 	}
 	return nil, protocol.Errorf(protocol.CodeUnknownMethod, false, "the daemon has no method %q", method)
 }
@@ -202,6 +210,9 @@ func approvalErr(err error) *protocol.Error {
 	return &protocol.Error{Code: code, Message: err.Error()}
 }
 
+// names names sessions for the panel (views.go): never by their ids.
+func (p *Panel) names() Names { return Names{Sessions: p.cfg.Server.SessionManager()} }
+
 // pushApprovals forwards every approval event to the connected extensions
 // (the panel) until ctx ends.
 func (p *Panel) pushApprovals(ctx context.Context) {
@@ -214,7 +225,7 @@ func (p *Panel) pushApprovals(ctx context.Context) {
 				return
 			}
 			wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			p.cfg.Broadcast(wctx, "approval.event", ev)
+			p.cfg.Broadcast(wctx, "approval.event", p.names().Event(ev))
 			cancel()
 		case <-ctx.Done():
 			return

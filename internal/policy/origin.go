@@ -187,3 +187,30 @@ func isIPv4(h string) bool {
 	}
 	return true
 }
+
+// OriginPattern is a compiled origin pattern, for other packages: "*", or
+// "scheme://host[:port]" where host may start with "*." and port may be
+// "*" (parsePattern).
+type OriginPattern struct {
+	p   pattern
+	src string
+}
+
+// ParseOriginPattern compiles an origin pattern.
+func ParseOriginPattern(s string) (OriginPattern, error) {
+	p, err := parsePattern(strings.TrimSpace(s))
+	if err != nil {
+		return OriginPattern{}, err
+	}
+	return OriginPattern{p: p, src: strings.TrimSpace(s)}, nil
+}
+
+// Matches reports whether the origin of rawURL (a URL or an origin)
+// matches; "*" matches every origin, none and opaque ones included.
+func (o OriginPattern) Matches(rawURL string) bool {
+	org, err := ParseOrigin(rawURL)
+	return o.p.match(org, err == nil)
+}
+
+// String is the pattern as written.
+func (o OriginPattern) String() string { return o.src }

@@ -134,6 +134,15 @@ func (r *Recorder) Forget(tab int) {
 	r.mu.Unlock()
 }
 
+// ForgetSession drops what the recorder keeps of a session that ended:
+// its interact calls and its recording.
+func (r *Recorder) ForgetSession(sid string) {
+	r.mu.Lock()
+	delete(r.calls, sid)
+	delete(r.recs, sid)
+	r.mu.Unlock()
+}
+
 func newName() string {
 	var b [8]byte
 	rand.Read(b[:])

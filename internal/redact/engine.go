@@ -107,9 +107,12 @@ func recoverInto(err *error, st *Stats) {
 func (e *Engine) on(label string) bool { return !e.c.disabled[label] }
 
 // rule classifies a key name, honouring disabled classes and caching the
-// verdict for short names.
+// verdict for short names without digits (a name with digits is most often
+// generated — a snapshot ref, a request or tab id — and met once: cached,
+// they filled the cache with names never asked again).
 func (e *Engine) rule(name string) (keyRule, bool) {
-	if len(name) <= keyCacheLen {
+	cacheable := len(name) <= keyCacheLen && !strings.ContainsAny(name, "0123456789")
+	if cacheable {
 		if v, ok := e.keys.Load(name); ok {
 			kv := v.(keyVerdict)
 			return kv.rule, kv.ok
@@ -119,7 +122,7 @@ func (e *Engine) rule(name string) (keyRule, bool) {
 	if ok && !e.on(r.label) && r.kind != kindAuth {
 		ok = false
 	}
-	if len(name) <= keyCacheLen {
+	if cacheable {
 		e.mu.Lock()
 		if e.nkey < keyCacheMax {
 			e.nkey++

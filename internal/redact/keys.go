@@ -42,7 +42,7 @@ var exactNames = map[string]keyRule{
 // refresh token, "keyboard" → keyboard.
 var (
 	// passwordParts are secret on their own, wherever they sit.
-	passwordParts = set("password", "passwords", "passwd", "pwd", "passphrase", "passcode",
+	passwordParts = set("password", "passwords", "passwd", "pwd", "pw", "passphrase", "passcode",
 		"secret", "secrets", "token", "tokens", "auth", "oauth", "authorization",
 		"credential", "credentials", "creds", "jwt", "bearer", "apikey", "apikeys",
 		"pin", "otp", "totp", "hotp", "mfa", "signature", "privatetoken")

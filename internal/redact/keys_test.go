@@ -29,7 +29,7 @@ func TestSplitKey(t *testing.T) {
 // TestKeyNamesSecret: names whose values go, with their label.
 func TestKeyNamesSecret(t *testing.T) {
 	tests := map[string]Class{
-		"password": Password, "Password": Password, "PASSWORD": Password, "passwd": Password, "pwd": Password,
+		"password": Password, "Password": Password, "PASSWORD": Password, "passwd": Password, "pwd": Password, "pw": Password, "new_pw": Password,
 		"new_password": Password, "userPassword": Password, "password_confirmation": Password, "db_pass": Password,
 		"secret": Password, "client_secret": Password, "clientSecret": Password, "token": Password,
 		"access_token": Password, "accessToken": Password, "refresh_token": Password, "id_token": Password,

@@ -8,12 +8,13 @@ import (
 	"os"
 	"regexp"
 	"regexp/syntax"
+	"strconv"
 	"strings"
 )
 
 // DefaultVersion is the version of [DefaultPolicy]. Bump it whenever the
 // built-in rules change what is redacted.
-const DefaultVersion = "gasoline-redact/1"
+const DefaultVersion = "gasoline-redact/2"
 
 // DefaultMaxInputBytes is the default cap on one input: 32 MiB.
 const DefaultMaxInputBytes = 32 << 20
@@ -61,6 +62,20 @@ type Policy struct {
 type Pattern struct {
 	Label string `json:"label"` // [a-z][a-z0-9_]*, at most 32 bytes
 	Regex string `json:"regex"` // RE2 syntax; must not match the empty string
+}
+
+// NextLabel names a user pattern added without a label: user_1, user_2,
+// … (the first not taken).
+func NextLabel(ps []Pattern) string {
+	used := map[string]bool{}
+	for _, p := range ps {
+		used[p.Label] = true
+	}
+	for n := 1; ; n++ {
+		if l := "user_" + strconv.Itoa(n); !used[l] {
+			return l
+		}
+	}
 }
 
 // DefaultPolicy returns the built-in policy: every class on, no user

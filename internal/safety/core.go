@@ -60,6 +60,15 @@ func Start(dir string, log *slog.Logger) (*Core, *slog.Logger, error) {
 	return c, log, nil
 }
 
+// ForgetSession drops what the safety core keeps of a session that ended:
+// its pending approval requests expire (waking their calls), its tokens
+// and site grants go, and so do its redaction counters (the total keeps
+// what they counted).
+func (c *Core) ForgetSession(sessionID string) {
+	c.Approvals.Forget(sessionID)
+	c.red.forget(sessionID)
+}
+
 // Close closes the audit log.
 func (c *Core) Close() error { return c.Audit.Close() }
 
@@ -71,6 +80,14 @@ func (c *Core) auditApproval(ev approval.Event) {
 		Class: string(ev.Request.Class), Decision: string(ev.Type), RequestID: ev.Request.RequestID,
 		ApprovalID: ev.ApprovalID, Target: ev.Request.Target, Steps: ev.Request.Steps, Reason: ev.Reason,
 		Warning: ev.Request.PageWarning,
+	}
+	if ev.Type == approval.Requested {
+		// The whole prompt once, when it is shown; later events name the
+		// request by its id.
+		e.Describe, e.Notes, e.Detail = ev.Request.Describe, ev.Request.Notes, ev.Request.Detail
+		if p := ev.Request.Page; p != nil {
+			e.Page = fmt.Sprintf("%q %s", p.Title, p.URL)
+		}
 	}
 	if err := c.Audit.Write(e); err != nil {
 		c.log.Error("audit write failed", "err", err)

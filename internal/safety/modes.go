@@ -2,12 +2,10 @@ package safety
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 
 	"github.com/gasoline-mcp/gasoline/internal/audit"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
-	"github.com/gasoline-mcp/gasoline/internal/policy"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -52,14 +50,11 @@ func (c *Core) configurePolicy(ctx context.Context, call *mcpserver.Call) (any, 
 		return out, nil
 	}
 	// op set: already approved by the user through the gate. `rules` is
-	// the policy document, {"rules":[…]}, as in policy.json.
-	raw, err := json.Marshal(call.Args["rules"])
-	if err != nil {
-		return nil, err
-	}
-	p, err := policy.Parse(raw)
-	if err != nil {
-		return nil, tools.Errorf(tools.CodeInvalidArgument, "rules: %v", err)
+	// the policy document, {"rules":[…]}, as in policy.json. It is
+	// compared again with the policy in force now: it may only tighten it.
+	p, _, e := c.policyChange(call)
+	if e != nil {
+		return nil, e
 	}
 	saved, err := c.Policy.Replace(p)
 	if err != nil {

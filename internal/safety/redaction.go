@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"sync"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
@@ -60,6 +59,13 @@ func (r *redaction) version() string {
 		return ""
 	}
 	return e.PolicyVersion()
+}
+
+// forget drops a session's counters.
+func (r *redaction) forget(sessionID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.sessions, sessionID)
 }
 
 // count records one gateway call for a session (and the daemon's total).
@@ -202,54 +208,31 @@ func (c *Core) MaskSelectors() ([]string, error) {
 }
 
 // configureRedaction shows the policy and counters (op get, ungated) or
-// adds/removes a user pattern (gated: the user approved it already).
+// adds a user pattern (gated: the user approved it already). Removing one
+// is the user's alone (`gasoline-host redaction remove`).
 func (c *Core) configureRedaction(ctx context.Context, call *mcpserver.Call) (any, error) {
 	id := call.Session.ID()
 	op, pat := call.Str("op"), call.Str("pattern")
 	if op == "get" {
 		return c.red.status(id), nil
 	}
+	if op == "remove_pattern" {
+		return nil, removalRefused(pat) // the user's alone (guards.go)
+	}
 	if pat == "" {
-		return nil, tools.Errorf(tools.CodeInvalidArgument, "%s needs pattern: a regular expression (RE2) for add_pattern, the expression or its label for remove_pattern", op)
+		return nil, tools.Errorf(tools.CodeInvalidArgument, "%s needs pattern: a regular expression (RE2)", op)
+	}
+	if op != "add_pattern" {
+		return nil, tools.Errorf(tools.CodeInvalidArgument, "op must be get, add_pattern or remove_pattern")
 	}
 	_, err := c.red.store.Update(func(p *redact.Policy) error {
-		switch op {
-		case "add_pattern":
-			p.UserPatterns = append(p.UserPatterns, redact.Pattern{Label: nextLabel(p.UserPatterns), Regex: pat})
-		case "remove_pattern":
-			kept := p.UserPatterns[:0:0]
-			for _, u := range p.UserPatterns {
-				if u.Regex != pat && u.Label != pat {
-					kept = append(kept, u)
-				}
-			}
-			if len(kept) == len(p.UserPatterns) {
-				return tools.Errorf(tools.CodeInvalidArgument, "no user pattern is %q; configure {what:\"redaction\", op:\"get\"} lists them", pat)
-			}
-			p.UserPatterns = kept
-		}
+		p.UserPatterns = append(p.UserPatterns, redact.Pattern{Label: redact.NextLabel(p.UserPatterns), Regex: pat})
 		return nil
 	})
 	if err != nil {
-		if te, ok := err.(*tools.Error); ok {
-			return nil, te
-		}
 		return nil, tools.Errorf(tools.CodeInvalidArgument, "the redaction policy was not changed: %v", err)
 	}
 	return c.red.status(id), nil
-}
-
-// nextLabel names a pattern added through configure: user_1, user_2, ….
-func nextLabel(ps []redact.Pattern) string {
-	used := map[string]bool{}
-	for _, p := range ps {
-		used[p.Label] = true
-	}
-	for n := 1; ; n++ {
-		if l := "user_" + strconv.Itoa(n); !used[l] {
-			return l
-		}
-	}
 }
 
 // OnRedactionCounts adds a native host's source-stage counts (its

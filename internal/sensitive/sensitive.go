@@ -5,7 +5,9 @@
 // CSS selectors — built in (password and card fields, one-time codes,
 // anything marked data-gasoline-mask) plus the redaction policy's
 // mask_selectors — so a screenshot's style rule and a script's
-// el.matches() test the same thing.
+// el.matches() test the same thing, and one computed style: an element
+// the page draws as dots (-webkit-text-security) is sensitive whatever
+// it is (the screenshot marks those before its rule paints them).
 package sensitive
 
 import (
@@ -52,21 +54,23 @@ func Of(f Func) ([]string, error) {
 
 // JS declares, for scripts that run in the page:
 //
-//   - gasolineSecretTest(sels): a test el => bool of whether el itself
-//     matches one of sels (a selector the browser rejects matches
-//     nothing), one el.matches() per element, for walkers that carry what
-//     they are inside down the tree;
+//   - gasolineSecretTest(sels): a test el => bool of whether el itself is
+//     sensitive: it matches one of sels (a selector the browser rejects
+//     matches nothing) or is drawn as dots (DotsJS), one el.matches() and
+//     one computed style per element, for walkers that carry what they are
+//     inside down the tree;
 //   - gasolineSecret(el, sels): whether el, or an element it sits in
-//     (across shadow roots), matches one of sels. Text inside a sensitive
+//     (across shadow roots), is sensitive. Text inside a sensitive
 //     element is as sensitive as the element;
-//   - gasolineSecretIn(el, test): the same with a test made once.
+//   - gasolineSecretIn(el, test): the same with a test made once;
+//   - gasolineDrawnAsDots(el) (DotsJS).
 const JS = `function gasolineSecretTest(sels) {
   const ok = [];
   for (const s of sels || []) {
     try { document.createDocumentFragment().querySelector(s); ok.push(s); } catch {} // throws on a selector the browser rejects; works before the document has an element
   }
   const all = ok.join(',');
-  return all ? (el) => !!el && el.nodeType === 1 && el.matches(all) : () => false;
+  return (el) => !!el && el.nodeType === 1 && ((all !== '' && el.matches(all)) || gasolineDrawnAsDots(el));
 }
 function gasolineSecretIn(el, test) {
   for (let e = el; e; e = e.parentElement || (e.getRootNode && e.getRootNode().host) || null) {
@@ -76,6 +80,19 @@ function gasolineSecretIn(el, test) {
 }
 function gasolineSecret(el, sels) {
   return gasolineSecretIn(el, gasolineSecretTest(sels));
+}
+` + DotsJS
+
+// DotsJS declares gasolineDrawnAsDots(el): whether the page draws el's
+// text as dots (-webkit-text-security other than none, how sites show a
+// PIN in a type=text field), which makes it sensitive like a password
+// field whatever its type. The property is inherited, so text inside
+// such an element is drawn as dots too.
+const DotsJS = `function gasolineDrawnAsDots(el) {
+  const view = el.ownerDocument && el.ownerDocument.defaultView;
+  if (!view) return false;
+  const v = view.getComputedStyle(el).getPropertyValue('-webkit-text-security');
+  return v !== '' && v !== 'none';
 }`
 
 // Mask is what an answer shows in place of a sensitive value or text.

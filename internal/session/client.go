@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"sync"
 	"time"
@@ -29,14 +30,22 @@ type Session struct {
 
 	keptN int // finished commands whose results are kept; guarded by m.ret.mu
 
-	nonce       string // fences page text in this session's results (untrusted.go)
 	pageWarning string // what its approval requests say about page text
+
+	// Who may attach (binding.go); set when the session is made.
+	principal string
+	remote    string
+	keyHash   string
+	init      json.RawMessage // HTTP: the client's initialize params; guarded by mu
 }
 
-// Client names the MCP client, from its initialize request.
+// Client names the MCP client, from its initialize request. A remote
+// agent's session is named by the remote (Name "devbox") and Program is
+// the client program that said so in its initialize ("claude-code").
 type Client struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
+	Program string `json:"program,omitempty"`
 }
 
 // Info is a snapshot of a session.
@@ -48,6 +57,8 @@ type Info struct {
 	Created   time.Time `json:"created_at"`
 	LastSeen  time.Time `json:"last_seen"`
 	Pending   int       `json:"pending_commands"`
+	// Remote is the remote agent's name, "" for a local client.
+	Remote string `json:"remote,omitempty"`
 }
 
 // ID returns the session id.
@@ -67,7 +78,7 @@ func (s *Session) Info() Info {
 			pending++
 		}
 	}
-	return Info{ID: s.id, Transport: s.transport, Client: s.client, State: s.state, Created: s.created, LastSeen: s.lastSeen, Pending: pending}
+	return Info{ID: s.id, Transport: s.transport, Client: s.client, State: s.state, Created: s.created, LastSeen: s.lastSeen, Pending: pending, Remote: s.remote}
 }
 
 // SetClient records the client's name and version.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -27,6 +28,12 @@ type record struct {
 	Transport Transport `json:"transport"`
 	Client    Client    `json:"client"`
 	Created   time.Time `json:"created_at"`
+	// Who may resume it (binding.go): the credential, the remote's name,
+	// and a stdio session's resume key as its SHA-256 (never the key).
+	Principal string          `json:"principal"`
+	Remote    string          `json:"remote,omitempty"`
+	KeyHash   string          `json:"resume_key_sha256,omitempty"`
+	Init      json.RawMessage `json:"initialize,omitempty"`
 }
 
 type sessionsFile struct {
@@ -59,15 +66,27 @@ func (m *Manager) restore() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, r := range f.Sessions {
-		if r.ID == "" || len(r.ID) > 64 || !kept(r.Transport) || m.sessions[r.ID] != nil {
+		if r.ID == "" || len(r.ID) > 64 || !kept(r.Transport) || m.sessions[r.ID] != nil || !resumable(r) {
 			continue
 		}
 		s := m.newSession(r.ID, r.Transport, r.Created)
 		s.client, s.state, s.lastSeen = r.Client, Degraded, now
+		s.principal, s.remote, s.keyHash, s.init = r.Principal, r.Remote, r.KeyHash, r.Init
 	}
 	if n := len(m.sessions); n > 0 {
 		m.opts.Logger.Info("sessions restored; they resume when their clients reconnect", "sessions", n)
 	}
+}
+
+// resumable reports a record some client can resume: it names its
+// credential, and a stdio session its resume key (a file of an older
+// daemon, from before sessions were bound, holds neither: its sessions
+// end with it).
+func resumable(r record) bool {
+	if r.Principal == "" {
+		return false
+	}
+	return r.Transport != Stdio || len(r.KeyHash) == sha256.Size*2
 }
 
 // persister hands the sessions file to one writer goroutine, so that no
@@ -112,7 +131,8 @@ func (m *Manager) snapshotFile() ([]byte, error) {
 	for _, s := range m.sessions {
 		s.mu.Lock()
 		if kept(s.transport) {
-			f.Sessions = append(f.Sessions, record{ID: s.id, Transport: s.transport, Client: s.client, Created: s.created})
+			f.Sessions = append(f.Sessions, record{ID: s.id, Transport: s.transport, Client: s.client, Created: s.created,
+				Principal: s.principal, Remote: s.remote, KeyHash: s.keyHash, Init: s.init})
 		}
 		s.mu.Unlock()
 	}

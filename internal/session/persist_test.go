@@ -19,10 +19,11 @@ func TestSessionsSurviveARestart(t *testing.T) {
 		opts := &Options{File: file, TTL: time.Minute}
 		ctx, stop := context.WithCancel(context.Background())
 		m := New(ctx, opts)
-		a, _, _, _ := m.Attach("a", Stdio)
+		a, _, _, _ := m.Claim("a", Stdio, Binding{Principal: principalAgent, Key: "key-of-a"})
 		a.SetClient(Client{Name: "claude-code", Version: "2"})
-		m.Attach("b", HTTP)
-		m.Attach("c", Stdio)
+		m.Claim("b", HTTP, Binding{Principal: "remote:r1", Remote: "devbox"})
+		m.Get("b").SetInit([]byte(`{"protocolVersion":"2025-06-18"}`))
+		m.Claim("c", Stdio, Binding{Principal: principalAgent, Key: "key-of-c"})
 		m.Close("c")
 		m.Attach("p", Transport("panel")) // made again at each start: not kept
 		stop()
@@ -39,6 +40,9 @@ func TestSessionsSurviveARestart(t *testing.T) {
 		if strings.Contains(string(raw), `"c"`) || strings.Contains(string(raw), `"p"`) {
 			t.Fatalf("an ended or panel session was kept:\n%s", raw)
 		}
+		if strings.Contains(string(raw), "key-of-a") || !strings.Contains(string(raw), keyHash("key-of-a")) {
+			t.Fatalf("the file must keep the resume key's hash, never the key:\n%s", raw)
+		}
 		if fi, _ := os.Stat(file); fi.Mode().Perm() != 0o600 {
 			t.Fatalf("mode %v", fi.Mode().Perm())
 		}
@@ -48,8 +52,18 @@ func TestSessionsSurviveARestart(t *testing.T) {
 		if got == nil || got.Info().State != Degraded || got.Info().Client.Name != "claude-code" || got.Info().Transport != Stdio {
 			t.Fatalf("restored session a = %+v", got)
 		}
-		if _, _, resumed, _ := m2.Attach("a", Stdio); !resumed {
+		if _, _, _, err := m2.Claim("a", Stdio, Binding{Principal: principalAgent, Key: "another key"}); err != ErrNotYours {
+			t.Fatalf("a restored stdio session was resumed without its key: %v", err)
+		}
+		if _, _, resumed, _ := m2.Claim("a", Stdio, Binding{Principal: principalAgent, Key: "key-of-a"}); !resumed {
 			t.Fatal("the client did not resume its session")
+		}
+		b := m2.Get("b")
+		if b == nil || b.Remote() != "devbox" || b.Principal() != "remote:r1" || !strings.Contains(string(b.Init()), `"2025-06-18"`) {
+			t.Fatalf("restored session b = %+v", b)
+		}
+		if s, err := m2.Lookup("b", HTTP, Binding{Principal: principalAgent}); s != nil || err != ErrNotYours {
+			t.Fatalf("another credential looked up b: %v %v", s, err)
 		}
 		done := m2.Get("b").Done()
 		time.Sleep(2 * time.Minute) // virtual: b never came back
@@ -108,4 +122,20 @@ func TestSessionsFileIsWrittenOffTheCallersPath(t *testing.T) {
 		stop()
 		m.Wait()
 	})
+}
+
+// A sessions file of a daemon from before sessions were bound names no
+// credential: nothing in it resumes (anyone who knew an id could have).
+func TestUnboundRecordsDoNotResume(t *testing.T) {
+	file := filepath.Join(t.TempDir(), FileName)
+	old := `{"version":1,"sessions":[{"session":"old-stdio","transport":"stdio","client":{"name":"x","version":"1"},"created_at":"2025-01-01T00:00:00Z"},` +
+		`{"session":"old-http","transport":"http","client":{"name":"y","version":"1"},"created_at":"2025-01-01T00:00:00Z"},` +
+		`{"session":"keyless-stdio","transport":"stdio","principal":"agent","client":{"name":"z","version":"1"},"created_at":"2025-01-01T00:00:00Z"}]}`
+	if err := os.WriteFile(file, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := newManager(t, &Options{File: file})
+	if n := m.Len(); n != 0 {
+		t.Fatalf("%d unbound sessions restored: %+v", n, m.List())
+	}
 }

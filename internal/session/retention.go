@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/memory"
 )
 
 // Retention: a finished command's result is kept so that a client can fetch
@@ -181,3 +183,17 @@ func (m *Manager) forget(s *Session) {
 	r.front()
 	r.compact()
 }
+
+// Sizes reports the sessions and the finished results kept, against their
+// bounds (the daemon's memory report).
+func (m *Manager) Sizes() []memory.Store {
+	n, b := m.kept()
+	sessions := m.Len()
+	return []memory.Store{
+		{Name: "session.sessions", Len: sessions, Cap: m.opts.MaxSessions},
+		{Name: "session.results", Len: n, Cap: m.opts.MaxHistory * m.opts.MaxSessions, Bytes: b, MaxBytes: m.opts.MaxResultBytes},
+	}
+}
+
+// MaxSessions is the most sessions the manager keeps.
+func (m *Manager) MaxSessions() int { return m.opts.MaxSessions }

@@ -14,6 +14,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -53,6 +54,9 @@ type Options struct {
 	// MaxHistory bounds the finished commands (and their results) kept per
 	// session, applied when a result is added. Default 200.
 	MaxHistory int
+	// MaxSessions bounds the sessions kept (ready or degraded). Default
+	// 256.
+	MaxSessions int
 	// File, when set, keeps the stdio and HTTP sessions across daemon
 	// restarts (persist.go): sessions.json in the state directory.
 	File string
@@ -74,6 +78,9 @@ type Options struct {
 // DefaultTTL is Options.TTL's default.
 const DefaultTTL = 30 * time.Minute
 
+// DefaultMaxSessions is Options.MaxSessions' default.
+const DefaultMaxSessions = 256
+
 // DefaultMaxResultBytes is Options.MaxResultBytes' default.
 const DefaultMaxResultBytes = 64 << 20
 
@@ -89,6 +96,9 @@ func (o *Options) fill() {
 	}
 	if o.MaxHistory <= 0 {
 		o.MaxHistory = 200
+	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
 	}
 	if o.MaxResultBytes <= 0 {
 		o.MaxResultBytes = DefaultMaxResultBytes
@@ -119,6 +129,9 @@ type Manager struct {
 	file     persister // Options.File's writer (persist.go)
 
 	ret retention // the results kept (retention.go)
+
+	endMu sync.Mutex
+	onEnd []func(id string) // OnEnd
 }
 
 // New returns a Manager whose sweeper and commands run until ctx ends.
@@ -184,6 +197,7 @@ func (m *Manager) sweep() {
 	for _, s := range expired {
 		m.opts.Logger.Info("session expired", "session", s.id, "transport", s.transport)
 		s.close()
+		m.ended(s.id)
 	}
 	if len(expired) > 0 {
 		m.persist()
@@ -194,11 +208,18 @@ func (m *Manager) sweep() {
 // NewID returns a fresh, unguessable session id.
 func NewID() string { return rand.Text() }
 
-// Attach binds a transport to the session id: a new session, or an existing
-// one (ready or degraded) resumed. The generation identifies this
-// attachment for Detach, so a late Detach of a replaced transport does
-// nothing.
+// Attach is Claim for the daemon's own sessions (the panel) and tests: no
+// credential, no resume key.
 func (m *Manager) Attach(id string, t Transport) (s *Session, gen uint64, resumed bool, err error) {
+	return m.Claim(id, t, Binding{})
+}
+
+// Claim binds a transport to the session id: a new session bound to b
+// (binding.go), or an existing one (ready or degraded) resumed when b may
+// attach to it — else ErrNotYours, and nothing changes. The generation
+// identifies this attachment for Detach, so a late Detach of a replaced
+// transport does nothing.
+func (m *Manager) Claim(id string, t Transport, b Binding) (s *Session, gen uint64, resumed bool, err error) {
 	m.mu.Lock()
 	if m.stopped {
 		m.mu.Unlock()
@@ -206,15 +227,56 @@ func (m *Manager) Attach(id string, t Transport) (s *Session, gen uint64, resume
 	}
 	now := m.now()
 	s, resumed = m.sessions[id]
-	if !resumed {
+	var evicted *Session
+	if resumed {
+		s.mu.Lock()
+		ok := s.allows(t, b)
+		s.mu.Unlock()
+		if !ok {
+			m.mu.Unlock()
+			return nil, 0, false, ErrNotYours
+		}
+	} else {
+		if len(m.sessions) >= m.opts.MaxSessions {
+			evicted = m.evictSessionLocked()
+		}
 		s = m.newSession(id, t, now)
+		s.principal, s.remote, s.keyHash = b.Principal, b.Remote, keyHash(b.Key)
 	}
 	m.mu.Unlock()
+	if evicted != nil {
+		m.opts.Logger.Warn("session evicted: too many sessions", "session", evicted.id, "transport", evicted.transport, "max", m.opts.MaxSessions)
+		evicted.close()
+		m.ended(evicted.id)
+	}
 	gen = s.attach(now)
 	if !resumed {
-		m.persist() // a new session is kept
+		m.persist() // a new session is kept (and an evicted one no longer)
 	}
 	return s, gen, resumed, nil
+}
+
+// evictSessionLocked removes, to make room, the session seen least recently
+// among the degraded ones (their client went away), or among all when
+// none is. Called with m.mu held; the caller closes it.
+func (m *Manager) evictSessionLocked() *Session {
+	var victim *Session
+	var victimSeen time.Time
+	victimDegraded := false
+	for _, s := range m.sessions {
+		s.mu.Lock()
+		seen, degraded := s.lastSeen, s.state == Degraded
+		s.mu.Unlock()
+		better := victim == nil || (degraded && !victimDegraded) ||
+			(degraded == victimDegraded && seen.Before(victimSeen))
+		if better {
+			victim, victimSeen, victimDegraded = s, seen, degraded
+		}
+	}
+	if victim != nil {
+		delete(m.sessions, victim.id)
+	}
+	return victim
 }
 
 // newSession adds a session; called with m.mu held.
@@ -242,6 +304,30 @@ func (m *Manager) Close(id string) {
 	if s != nil {
 		s.close()
 		m.persist()
+		m.ended(id)
+	}
+}
+
+// OnEnd registers f to run, once per session, when a session ends: closed
+// by its client, by Close, evicted, or expired after its TTL. What a daemon
+// keeps per session (its export, its pending approvals, its recorder state
+// …) is released there. A manager that stops ends no session: they are
+// kept (File) for the next daemon.
+func (m *Manager) OnEnd(f func(id string)) {
+	m.endMu.Lock()
+	defer m.endMu.Unlock()
+	m.onEnd = append(m.onEnd, f)
+}
+
+func (m *Manager) ended(id string) {
+	if m.ctx.Err() != nil {
+		return
+	}
+	m.endMu.Lock()
+	fs := slices.Clone(m.onEnd)
+	m.endMu.Unlock()
+	for _, f := range fs {
+		f(id)
 	}
 }
 

@@ -256,20 +256,13 @@ func TestInfo(t *testing.T) {
 	})
 }
 
-func TestPageNonceAndWarning(t *testing.T) {
+func TestPageWarning(t *testing.T) {
 	m := New(t.Context(), nil)
 	a, _, _, err := m.Attach("a", HTTP)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _, _, _ := m.Attach("b", HTTP)
-	n := a.PageNonce()
-	if len(n) < 8 || a.PageNonce() != n {
-		t.Fatalf("PageNonce = %q, then %q; want one stable nonce of 8+ characters", n, a.PageNonce())
-	}
-	if b.PageNonce() == n {
-		t.Error("two sessions share a nonce")
-	}
 	if a.PageWarning() != "" {
 		t.Error("a new session has a page warning")
 	}
@@ -278,3 +271,78 @@ func TestPageNonceAndWarning(t *testing.T) {
 		t.Errorf("warnings: a %q, b %q", a.PageWarning(), b.PageWarning())
 	}
 }
+
+// Issue 27, item 4: a session belongs to the client that made it. Its id
+// alone attaches nothing: another credential, the other transport, or a
+// stdio client without the resume key gets ErrNotYours, and the session
+// stays as it was (still attached to its own client).
+func TestSessionsBelongToTheirClient(t *testing.T) {
+	m, _ := newManager(t, nil)
+	mine := Binding{Principal: principalAgent, Key: NewKey()}
+	s, gen, _, err := m.Claim("a", Stdio, mine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, try := range map[string]struct {
+		t Transport
+		b Binding
+	}{
+		"no key":                    {Stdio, Binding{Principal: principalAgent}},
+		"another key":               {Stdio, Binding{Principal: principalAgent, Key: NewKey()}},
+		"another credential":        {Stdio, Binding{Principal: "remote:x", Key: mine.Key}},
+		"over HTTP":                 {HTTP, Binding{Principal: principalAgent}},
+		"the daemon's own (no key)": {Stdio, Binding{}},
+	} {
+		if got, _, _, err := m.Claim("a", try.t, try.b); err != ErrNotYours || got != nil {
+			t.Errorf("%s: Claim = %v, %v; want ErrNotYours", name, got, err)
+		}
+		if got, err := m.Lookup("a", try.t, try.b); err != ErrNotYours || got != nil {
+			t.Errorf("%s: Lookup = %v, %v; want ErrNotYours", name, got, err)
+		}
+	}
+	if st := s.Info().State; st != Ready {
+		t.Fatalf("a refused claim changed the session: %s", st)
+	}
+	m.Detach("a", gen) // the owner's connection drops
+	again, _, resumed, err := m.Claim("a", Stdio, mine)
+	if err != nil || !resumed || again != s {
+		t.Fatalf("the owner could not resume: %v %v", resumed, err)
+	}
+	h, _, _, _ := m.Claim("h", HTTP, Binding{Principal: "remote:r1", Remote: "devbox"})
+	if got, err := m.Lookup("h", HTTP, Binding{Principal: principalAgent}); err != ErrNotYours || got != nil {
+		t.Fatalf("the local agent credential looked up a remote agent's session: %v %v", got, err)
+	}
+	if got, err := m.Lookup("h", HTTP, Binding{Principal: "remote:r1"}); err != nil || got != h {
+		t.Fatalf("the remote could not look up its own session: %v %v", got, err)
+	}
+	if n := m.EndPrincipal("remote:r1"); n != 1 || m.Get("h") != nil || m.Get("a") == nil {
+		t.Fatalf("EndPrincipal ended %d; h=%v a=%v", n, m.Get("h"), m.Get("a"))
+	}
+}
+
+// Issue 34, item 6: the daemon hears of every session that ends (to
+// withdraw its pending approvals), not of those a stopping daemon keeps.
+func TestEndedIsToldOfEverySessionThatEnds(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var ended []string
+		ctx, stop := context.WithCancel(context.Background())
+		m := New(ctx, &Options{TTL: time.Minute})
+		m.OnEnd(func(id string) { ended = append(ended, id) })
+		m.Attach("closed", Stdio)
+		m.Close("closed")
+		_, gen, _, _ := m.Attach("expires", Stdio)
+		m.Detach("expires", gen)
+		m.Attach("kept", Stdio)
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		stop()
+		m.Wait()
+		if strings.Join(ended, ",") != "closed,expires" {
+			t.Fatalf("Ended told %v, want closed then expires (never kept)", ended)
+		}
+	})
+}
+
+// principalAgent is the local agent credential's principal
+// (creds.PrincipalAgent).
+const principalAgent = "agent"

@@ -1,22 +1,10 @@
 package session
 
-import "github.com/gasoline-mcp/gasoline/internal/untrusted"
-
-// PageNonce returns the nonce that fences page text in this session's
-// results: random (crypto/rand), made on first use, the same for the
-// session's life, never sent to a page.
-func (s *Session) PageNonce() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.nonce == "" {
-		s.nonce = untrusted.NewNonce()
-	}
-	return s.nonce
-}
-
 // SetPageWarning records that a result this session received carried
 // instruction-like page text: w (untrusted.ApprovalWarning) is what its
 // approval requests say from now on, beside the action. The latest wins.
+// (The fence around page text has a new nonce for every result:
+// internal/mcpserver/fence.go.)
 func (s *Session) SetPageWarning(w string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

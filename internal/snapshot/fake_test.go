@@ -15,15 +15,17 @@ import (
 // its walker returns canned records, its elements have backend ids, and
 // tests can remove elements, kill worlds or make a frame out of process.
 type fakeTab struct {
-	mu      sync.Mutex
-	records map[string]string // session → walker records
-	frames  map[string]string // session → its main frame id
-	backend map[int]int       // ref → backend node id; absent = removed
-	iframe  map[int]string    // ref of an iframe → its frame id
-	dead    map[int]bool      // execution contexts that are gone
-	ctxs    int
-	calls   []string // methods, in order
-	walks   []map[string]any
+	mu       sync.Mutex
+	records  map[string]string // session → walker records
+	frames   map[string]string // session → its main frame id
+	backend  map[int]int       // ref → backend node id; absent = removed
+	iframe   map[int]string    // ref of an iframe → its frame id
+	dead     map[int]bool      // execution contexts that are gone
+	ctxs     int
+	calls    []string // methods, in order
+	rendered *bool    // what the page says of its first content (nil: drawn)
+	keepNext bool     // the walker answers the next it was given
+	walks    []map[string]any
 }
 
 func newFakeTab() *fakeTab {
@@ -136,6 +138,9 @@ func (f *fakeTab) call(sid string, p map[string]any) (any, error) {
 				next = max(next, n+1)
 			}
 		}
+		if f.keepNext { // the page's world kept numbers from a walk that was not committed
+			next = int(a["next"].(float64))
+		}
 		return map[string]any{"result": map[string]any{"type": "object", "value": map[string]any{"records": recs, "next": next, "nodes": 1, "ms": 1.5}}}, nil
 	case resolveJS:
 		ref := int(arg.(float64))
@@ -148,6 +153,8 @@ func (f *fakeTab) call(sid string, p map[string]any) (any, error) {
 				"deepSerializedValue": map[string]any{"type": "node", "value": map[string]any{"backendNodeId": id}}}}, nil
 		}
 		return map[string]any{"result": map[string]any{"type": "object", "subtype": "node", "objectId": fmt.Sprint("obj-", ref)}}, nil
+	case renderedJS:
+		return map[string]any{"result": map[string]any{"type": "boolean", "value": f.rendered == nil || *f.rendered}}, nil
 	case frameJS:
 		for ref, frame := range f.iframe {
 			if frame != "" && arg == "#"+frame {

@@ -133,6 +133,9 @@ func state(a string) string {
 	if a == "expanded=false" {
 		return "collapsed"
 	}
+	if a == "name-not-visible" { // named by text no person sees (internal/visible.NotVisible)
+		return "name not visible"
+	}
 	return a
 }
 

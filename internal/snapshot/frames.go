@@ -26,7 +26,8 @@ type walkRun struct {
 	issued   []*entry
 	pageMS   float64
 	hidden   int
-	mask     []string // sensitive selectors (internal/sensitive)
+	why      map[string]int // hidden by reason
+	mask     []string       // sensitive selectors (internal/sensitive)
 }
 
 // walk runs the walker in world w and splices in the frames it could not
@@ -43,6 +44,12 @@ func (r *walkRun) walk(ctx context.Context, w world, args walkArgs, nesting int)
 	r.next = res.Next
 	r.pageMS += res.MS
 	r.hidden += res.Hidden
+	for k, v := range res.Why {
+		if r.why == nil {
+			r.why = map[string]int{}
+		}
+		r.why[k] += v
+	}
 	nodes, err := parseRecords(res.Records)
 	if err != nil {
 		return nil, err

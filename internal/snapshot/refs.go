@@ -85,6 +85,10 @@ func (t *tabRefs) commit(issued []*entry, gen, next int) {
 	t.next = max(t.next, next)
 	for _, e := range issued {
 		t.refs[e.n] = e
+		// A walk that was not committed (the tab navigated meanwhile)
+		// numbered elements in the page's world, which the same document
+		// keeps: the counter must pass every number shown.
+		t.next = max(t.next, e.n+1)
 	}
 	for n, e := range t.refs {
 		if e.gen < gen-keepGenerations {

@@ -97,11 +97,17 @@ type Result struct {
 	// Hidden counts the text runs and names left out because no person
 	// sees them (internal/visible): the answer's hidden_dropped.
 	Hidden int
+	// HiddenWhy is Hidden by reason (covered, colour, clipped …): the
+	// answer's hidden_reasons.
+	HiddenWhy map[string]int
 	// Note says what Text holds when it is not the whole snapshot: the
 	// find query and its matches, or what a diff compares.
-	Note    string
-	Matches int        // Find: lines matching
-	Diff    *DiffStats // Diff: what changed; nil when Text is the full snapshot
+	Note string
+	// NotRendered: the page's body had drawn nothing yet when the wait for
+	// its first content (RenderWait) ended.
+	NotRendered bool
+	Matches     int        // Find: lines matching
+	Diff        *DiffStats // Diff: what changed; nil when Text is the full snapshot
 }
 
 // SessionFunc returns the CDP session of a tab, or of a child session
@@ -186,6 +192,9 @@ func (s *Snapshotter) Forget(tab int) {
 	delete(s.navs, tab)
 }
 
+// ForgetSession drops a session's previous snapshots (it ended).
+func (s *Snapshotter) ForgetSession(session string) { s.hist.forget(session, -1) }
+
 // Generation is a tab's snapshot generation (0 before its first snapshot).
 // Actions report whether it moved.
 func (s *Snapshotter) Generation(tab int) int {
@@ -241,6 +250,12 @@ func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, er
 		s.release(ctx, tab, t)
 	}
 	run := &walkRun{s: s, tab: tab, t: t, gen: gen, nav: nav, next: t.next, mask: mask}
+	notRendered := false
+	if full {
+		var ok bool
+		ok, w = run.rendered(ctx, w)
+		notRendered = !ok
+	}
 	nodes, err := run.walk(ctx, w, args, 0)
 	var pe *pageError
 	if root != nil && errors.As(err, &pe) && strings.Contains(pe.msg, errRootGone) {
@@ -253,7 +268,7 @@ func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, er
 		return nil, ErrNavigated
 	}
 	t.commit(run.issued, gen, run.next)
-	r := &Result{Generation: gen, Refs: len(run.issued), Tree: nodes, PageMS: run.pageMS, Hidden: run.hidden}
+	r := &Result{Generation: gen, Refs: len(run.issued), Tree: nodes, PageMS: run.pageMS, Hidden: run.hidden, HiddenWhy: run.why, NotRendered: notRendered}
 	ls, deeper := lines(nodes, o)
 	var prev *kept
 	if full && o.Session != "" {

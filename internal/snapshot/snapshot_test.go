@@ -180,3 +180,37 @@ func TestTakeRejectsNegativeOptions(t *testing.T) {
 	_, err := s.Take(context.Background(), tabID, Options{Limit: -1})
 	assert.Error(t, err)
 }
+
+func TestNotRenderedYetIsSaid(t *testing.T) {
+	f := newFakeTab()
+	no := false
+	f.rendered = &no
+	s := newTestSnapshotter(f, nil)
+	r, err := s.Take(context.Background(), tabID, Options{})
+	require.NoError(t, err)
+	assert.True(t, r.NotRendered, "a page that drew nothing within the wait is said to be rendering")
+	r, err = s.Take(context.Background(), tabID, Options{Find: "x"})
+	require.NoError(t, err)
+	assert.True(t, r.NotRendered)
+	yes := true
+	f.rendered = &yes
+	r, err = s.Take(context.Background(), tabID, Options{})
+	require.NoError(t, err)
+	assert.False(t, r.NotRendered)
+}
+
+// A walk that was not committed (the tab navigated during it) left its
+// numbers in the page's world, which the same document keeps: the next
+// snapshot's new elements never take a number already shown.
+func TestRefNumbersNeverRepeat(t *testing.T) {
+	f := newFakeTab()
+	f.records[""] = rec(`0|button|Old||5|`)
+	f.keepNext = true
+	s := newTestSnapshotter(f, nil)
+	_, err := s.Take(context.Background(), tabID, Options{})
+	require.NoError(t, err)
+	f.records[""] = rec(`0|button|Old||5|`, `0|button|New||{n}|`)
+	r, err := s.Take(context.Background(), tabID, Options{})
+	require.NoError(t, err)
+	assert.Contains(t, r.Text, `button "New" [e6]`, "a new element takes a number past every one shown:\n%s", r.Text)
+}

@@ -73,11 +73,12 @@ type walkArgs struct {
 }
 
 type walkResult struct {
-	Records string  `json:"records"`
-	Next    int     `json:"next"`
-	Nodes   int     `json:"nodes"`
-	Hidden  int     `json:"hidden"` // text runs and names left out: no person sees them
-	MS      float64 `json:"ms"`     // time spent in the page
+	Records string         `json:"records"`
+	Next    int            `json:"next"`
+	Nodes   int            `json:"nodes"`
+	Hidden  int            `json:"hidden"` // text runs and names left out: no person sees them
+	Why     map[string]int `json:"why"`    // Hidden by reason (internal/visible)
+	MS      float64        `json:"ms"`     // time spent in the page
 }
 
 // createWorld makes Gasoline's isolated world in frame (the session's main

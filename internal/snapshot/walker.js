@@ -15,6 +15,10 @@ function gasolineSnapshot(opts) {
   const V = globalThis.__gasolineVisible;
   V.begin();
   let hidden = 0;
+  const drop = (why) => {
+    hidden++;
+    V.count(why);
+  };
   const W = (globalThis.__gasoline ??= { ids: new WeakMap(), byN: new Map() });
   if (opts.reset) W.byN = new Map();
   let next = opts.next;
@@ -145,12 +149,25 @@ function gasolineSnapshot(opts) {
     return ids.trim().split(/\s+/).map((id) => root.getElementById?.(id) || el.ownerDocument.getElementById(id)).filter(Boolean);
   }
 
-  // authorName is every name that does not come from content.
+  // unseen reports elements that show a person no text (a hidden label
+  // an element is named by).
+  const unseen = (els) => els.length > 0 && els.every((e) => !V.text(e, 200, null, true).text);
+  let nameUnseen = false;
+
+  // authorName is every name that does not come from content. A name
+  // taken from elements no person sees is capped at V.NAME_CAP and sets
+  // nameUnseen (the node is marked [name not visible]).
   function authorName(el, tag, role) {
     const attr = el.hasAttributes() ? getAttr : none;
+    nameUnseen = false;
     const lb = attr(el, 'aria-labelledby');
     if (lb) {
-      const s = norm(byIds(el, lb).map((e) => textOf(e, null)).join(' '));
+      const refs = byIds(el, lb);
+      const s = norm(refs.map((e) => textOf(e, null)).join(' '));
+      if (s && unseen(refs)) {
+        nameUnseen = true;
+        return clip(s, V.NAME_CAP);
+      }
       if (s) return s;
     }
     const al = attr(el, 'aria-label');
@@ -160,6 +177,10 @@ function gasolineSnapshot(opts) {
       if (t === 'submit' || t === 'reset' || t === 'button') return el.value || (t === 'submit' ? 'Submit' : t === 'reset' ? 'Reset' : '');
       if (t === 'image') return attr(el, 'alt') || 'Submit';
       const s = el.labels ? norm([...el.labels].map((l) => textOf(l, el)).join(' ')) : '';
+      if (s && unseen([...el.labels])) {
+        nameUnseen = true;
+        return clip(s, V.NAME_CAP);
+      }
       return s || attr(el, 'title') || attr(el, 'placeholder') || '';
     }
     if (tag === 'img' || tag === 'area') return attr(el, 'alt') || attr(el, 'title') || '';
@@ -254,12 +275,16 @@ function gasolineSnapshot(opts) {
   function visit(n, into, ctx) {
     if (n.nodeType === 3) {
       if (ctx.dropText) return;
-      if (!/\S/.test(n.data) || !V.textHidden(n, ctx.cs, ctx.v)) return pushText(into, n.data);
+      const why = /\S/.test(n.data) ? V.textHidden(n, ctx.cs, ctx.v) : '';
+      if (!why) return pushText(into, n.data);
       if (ctx.ctl && ctx.ctl.left > 0) {
         const s = clip(norm(n.data), ctx.ctl.left);
         ctx.ctl.left -= s.length;
-        into.push({ hid: s, kids: [] }); // names the control only; never printed
-      } else hidden++;
+        into.push({ hid: s, why: why.why || why, kids: [] }); // names the control only; never printed
+      } else if (typeof why === 'object') {
+        pushText(into, ' ' + why.keep + ' '); // the part that shows
+        drop(why.why);
+      } else drop(why);
       return;
     }
     if (n.nodeType !== 1) return;
@@ -296,11 +321,13 @@ function gasolineSnapshot(opts) {
       return;
     }
     const node = { role, name: clip(authorName(n, tag, role), maxName), attrs: states(n, tag, role), ref: 0, text: '', kids: [], el: n, masked };
+    if (nameUnseen) node.attrs.push('name-not-visible');
     node.act = (INTERACTIVE.has(role) && !(role === 'option' && tag === 'option')) || focusable || tabbable;
     const frame = tag === 'iframe' || tag === 'frame';
     const h0 = hidden;
-    if (((node.name && !node.act) || frame) && !ctx.ctl && V.boxHidden(n, cs, v)) {
-      hidden++;
+    const boxWhy = ((node.name && !node.act) || frame) && !ctx.ctl ? V.boxHidden(n, cs, v) : '';
+    if (boxWhy) {
+      drop(boxWhy);
       if (frame) return; // nothing in a frame nobody sees reaches the agent
       node.name = ''; // an unseen region's or image's name (a control keeps its name, capped at maxName)
     }
@@ -349,7 +376,7 @@ function gasolineSnapshot(opts) {
     if (FROM_CONTENT.has(node.role)) {
       const fromKids = !node.name;
       if (fromKids) node.name = clip(norm(kids.map(flat).join('')), maxName) || attr(el, 'title') || '';
-      else hidden += kids.filter((k) => k.hid !== undefined).length; // unseen, and not its name
+      else for (const k of kids) if (k.hid !== undefined) drop(k.why); // unseen, and not its name
       if (!kids.some(hasAct)) kids.length = 0;
       else if (fromKids) node.nfc = true;
     }
@@ -380,7 +407,7 @@ function gasolineSnapshot(opts) {
   let count = 0;
   function emit(item, depth) {
     if (item.hid !== undefined) {
-      hidden++; // unseen text left over in a control's children
+      drop(item.why); // unseen text left over in a control's children
       return;
     }
     if (typeof item === 'string') {
@@ -395,5 +422,5 @@ function gasolineSnapshot(opts) {
     for (const k of item.kids) emit(k, depth + 1);
   }
   for (const item of top) emit(item, 0);
-  return { records: out.join('\n'), next, nodes: count, hidden, ms: performance.now() - t0 };
+  return { records: out.join('\n'), next, nodes: count, hidden, why: V.tally(), ms: performance.now() - t0 };
 }

@@ -40,6 +40,10 @@ func Dir() (string, error) {
 	return defaultDir()
 }
 
+// DefaultDir is the OS default state directory, whatever $GASOLINE_HOME
+// says: upload refuses it as well as the one in use.
+func DefaultDir() (string, error) { return defaultDir() }
+
 // Port is the daemon port: $GASOLINE_PORT, else DefaultPort.
 func Port() (int, error) {
 	s := os.Getenv("GASOLINE_PORT")

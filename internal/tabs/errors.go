@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
+	"github.com/gasoline-mcp/gasoline/internal/scheme"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -129,4 +130,22 @@ func ToolError(err error) error {
 			Message: "the browser did not answer in time; retry, or raise timeout_ms"}
 	}
 	return err
+}
+
+// offLimits is the error of any call on a tab whose page is off-limits to
+// agents (internal/scheme): it went to a file: page, an extension's page,
+// a browser page — by a redirect, the user or the page itself. Nothing
+// but close_tab works on it until it shows an allowed page again.
+func (m *Manager) offLimits(tab int) *tools.Error { return offLimitsAt(tab, m.URL(tab)) }
+
+// offLimitsAt is offLimits for a tab showing url.
+func offLimitsAt(tab int, url string) *tools.Error {
+	err := scheme.Page(url)
+	if err == nil {
+		return nil
+	}
+	var r *scheme.Refusal
+	errors.As(err, &r)
+	return &tools.Error{Code: scheme.Code, NextAction: listTabs,
+		Message: fmt.Sprintf("tab %d now shows %s, which is off-limits to agents (an agent may drive only %s pages, and nothing the user approves or grants changes that); nothing was done. Close it with interact close_tab, or use another tab", tab, r.Kind, scheme.Allowed)}
 }

@@ -25,9 +25,10 @@ func (m *Manager) OnEvent(method string, params json.RawMessage) {
 		URL      string `json:"url"`
 		GroupID  *int   `json:"group_id"`
 		Replaced int    `json:"replaced_tab_id"`
+		Opener   int    `json:"opener_tab_id"`
 	}
 	switch method {
-	case "tabs.removed", "tabs.ungrouped", "tabs.grouped", "cdp.attached", "cdp.detached", "tabs.updated", "tabs.replaced":
+	case "tabs.opened", "tabs.removed", "tabs.ungrouped", "tabs.grouped", "cdp.attached", "cdp.detached", "tabs.updated", "tabs.replaced":
 		if json.Unmarshal(params, &p) != nil {
 			return
 		}
@@ -38,7 +39,12 @@ func (m *Manager) OnEvent(method string, params json.RawMessage) {
 	case "tabs.updated":
 		if m.reg.Owned(p.TabID) {
 			m.setURL(p.TabID, p.URL)
+			if p.URL != "" {
+				m.popupSignal() // an answer may wait to name a popup's page
+			}
 		}
+	case "tabs.opened":
+		m.opened(p.TabID, p.Opener, p.GroupID, p.URL)
 	case "tabs.removed":
 		m.release(p.TabID, ReasonClosed)
 		m.mu.Lock()
@@ -56,20 +62,25 @@ func (m *Manager) OnEvent(method string, params json.RawMessage) {
 			m.grouped(p.TabID, *p.GroupID)
 		}
 	case "cdp.attached":
+		owned := m.reg.Owned(p.TabID)
 		m.mu.Lock()
-		m.state(p.TabID).gen++
+		if st := m.tracked(p.TabID, owned); st != nil {
+			st.gen++
+		}
 		m.mu.Unlock()
-		if m.reg.Owned(p.TabID) {
+		if owned {
 			m.ensureLater(p.TabID)
 		}
 	case "cdp.detached":
 		if p.Reason == "" {
 			p.Reason = "detached"
 		}
+		owned := m.reg.Owned(p.TabID)
 		m.mu.Lock()
-		st := m.state(p.TabID)
-		st.gen++
-		st.detached = p.Reason
+		if st := m.tracked(p.TabID, owned); st != nil {
+			st.gen++
+			st.detached = p.Reason
+		}
 		m.mu.Unlock()
 	}
 }
@@ -109,6 +120,7 @@ func (m *Manager) release(tab int, reason string) bool {
 	sid, kind, ok := m.reg.Release(tab, reason)
 	m.mu.Lock()
 	delete(m.urls, tab)
+	delete(m.attach, tab) // held anew, capture is enabled anew
 	m.mu.Unlock()
 	if ok {
 		if reason != ReasonClosed { // a closed tab's calls fail by themselves, and say where they were

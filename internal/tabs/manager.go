@@ -85,6 +85,7 @@ type Manager struct {
 	urls     map[int]string           // last known URL per owned tab
 	watched  map[string]bool          // sessions with a watcher
 	opening  map[string]chan struct{} // per-session lock around Open
+	popups   chan struct{}            // closed when a popup is adopted (popupSignal)
 	sessions int                      // sessions seen, for group colours
 	lookup   func(id string) Owner    // finds sessions (Sessions)
 	epochs   map[browsers.Slot]uint64 // connections of each browser (reconcile)
@@ -166,6 +167,18 @@ func (m *Manager) state(tab int) *attachState {
 		m.attach[tab] = st
 	}
 	return st
+}
+
+// tracked is the attach state of a tab the manager tracks: one a session
+// owns, or one it has state for already. The attach and detach events of
+// any other tab (one released or closed: its detach comes after its
+// removal) start no state, which would outlive the tab. Called with m.mu
+// held.
+func (m *Manager) tracked(tab int, owned bool) *attachState {
+	if st := m.attach[tab]; st != nil || owned {
+		return m.state(tab)
+	}
+	return nil
 }
 
 // ensure enables capture in tab unless it is on for the tab's current

@@ -53,7 +53,13 @@ func (m *Manager) navigate(ctx context.Context, sid string, tab int, url, wait s
 	start := time.Now()
 	events, cancel := s.Subscribe("Page.lifecycleEvent") // before navigating: nothing is missed
 	defer cancel()
-	res, err := cdproto.Call(ctx, s, page.Navigate, page.NavigateParams{URL: url})
+	dialogs, stopDialogs := s.Subscribe(page.JavascriptDialogOpening.Method)
+	defer stopDialogs()
+	res, err := navigateCall(ctx, s, tab, url, dialogs)
+	var te *tools.Error
+	if errors.As(err, &te) && te.Code == CodeDialogOpen {
+		return nil, err
+	}
 	if err != nil {
 		return nil, m.callError(tab, err)
 	}
@@ -63,7 +69,7 @@ func (m *Manager) navigate(ctx context.Context, sid string, tab int, url, wait s
 	}
 	nav := &NavResult{TabID: tab, WaitUntil: wait, SameDocument: res.LoaderID == ""}
 	if !nav.SameDocument {
-		if err := m.awaitLifecycle(ctx, sid, tab, events, res, name, wait); err != nil {
+		if err := m.awaitLifecycle(ctx, sid, tab, events, dialogs, res, name, wait); err != nil {
 			return nil, err
 		}
 	}
@@ -77,9 +83,15 @@ func (m *Manager) navigate(ctx context.Context, sid string, tab int, url, wait s
 	return nav, nil
 }
 
-func (m *Manager) awaitLifecycle(ctx context.Context, sid string, tab int, events <-chan jsonv2.Value, res page.NavigateResult, name, wait string) error {
+func (m *Manager) awaitLifecycle(ctx context.Context, sid string, tab int, events, dialogs <-chan jsonv2.Value, res page.NavigateResult, name, wait string) error {
 	for {
 		select {
+		case raw, ok := <-dialogs: // an alert while loading: the page waits for it
+			if !ok {
+				dialogs = nil
+				continue
+			}
+			return dialogError(tab, raw, "it opened while the page loaded")
 		case raw, ok := <-events:
 			if !ok {
 				return m.interrupted(sid, tab, wait)

@@ -10,6 +10,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/browsers"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
+	"github.com/gasoline-mcp/gasoline/internal/scheme"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -46,6 +47,9 @@ func (m *Manager) Tab(sid string, tab int) (int, error) {
 	if why.Kind != WhyOK {
 		return 0, lookupError(tab, why)
 	}
+	if e := m.offLimits(t); e != nil {
+		return 0, e
+	}
 	if m.reg.Use(sid, t) {
 		m.saved() // the current tab survives a restart
 	}
@@ -66,6 +70,27 @@ func (m *Manager) Session(ctx context.Context, sid string, tab int) (*cdp.Sessio
 		return nil, m.callError(t, err)
 	}
 	return m.cfg.CDP(t), nil
+}
+
+// Info is the tab as the browser reports it (tabs.get): its address and
+// title from the browser, never from the page's own script. It also
+// records the address for the tab's off-limits check.
+func (m *Manager) Info(ctx context.Context, tab int) (Tab, error) {
+	raw, err := m.cfg.Link.Call(ctx, "tabs.get", map[string]int{"tab_id": tab})
+	if err != nil {
+		return Tab{}, m.callError(tab, err)
+	}
+	var res struct {
+		Tab Tab `json:"tab"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return Tab{}, fmt.Errorf("tabs: tabs.get answered %d bytes that are not a tab: %w", len(raw), err)
+	}
+	res.Tab.ID = tab
+	if m.reg.Owned(tab) {
+		m.setURL(tab, res.Tab.URL)
+	}
+	return res.Tab, nil
 }
 
 // callError explains a failed call on tab: closed or released meanwhile,
@@ -97,6 +122,11 @@ type Req struct {
 // loads url when given, waiting as wait says. It never touches the user's
 // other tabs.
 func (m *Manager) Open(ctx context.Context, o Owner, r Req) (Tab, *NavResult, error) {
+	if r.URL != "" {
+		if err := scheme.Navigation(r.URL, ""); err != nil {
+			return Tab{}, nil, scheme.ToolError("new_tab", err)
+		}
+	}
 	sid := o.ID()
 	slot, err := m.browserFor(sid, r.Browser)
 	if err != nil {
@@ -136,7 +166,22 @@ func (m *Manager) Open(ctx context.Context, o Owner, r Req) (Tab, *NavResult, er
 		return t, nil, nil
 	}
 	nav, err := m.navigate(ctx, sid, t.ID, r.URL, r.Wait)
+	if e := m.landed(t.ID, nav); err == nil && e != nil {
+		return Tab{}, nil, e
+	}
 	return t, nav, err
+}
+
+// landed refuses a navigation that ended on a page off-limits to agents
+// (a redirect there): the tab stays open, and no call works on it.
+func (m *Manager) landed(tab int, nav *NavResult) error {
+	if nav == nil {
+		return nil
+	}
+	if e := offLimitsAt(tab, nav.URL); e != nil {
+		return e
+	}
+	return nil
 }
 
 // browserFor is the browser a new tab of session sid goes to: the one
@@ -267,11 +312,19 @@ func (m *Manager) Navigate(ctx context.Context, o Owner, r Req) (Tab, *NavResult
 	if r.Tab == 0 && len(m.reg.Tabs(sid)) == 0 {
 		return m.Open(ctx, o, r)
 	}
+	if t, ok := m.Resolve(sid, r.Tab); ok {
+		if err := scheme.Navigation(r.URL, m.URL(t)); err != nil {
+			return Tab{}, nil, scheme.ToolError("navigate", err)
+		}
+	}
 	s, err := m.Session(ctx, sid, r.Tab)
 	if err != nil {
 		return Tab{}, nil, err
 	}
 	nav, err := m.navigate(ctx, sid, s.TabID(), r.URL, r.Wait)
+	if e := m.landed(s.TabID(), nav); err == nil && e != nil {
+		return Tab{}, nil, e
+	}
 	return Tab{ID: s.TabID(), GroupID: m.reg.Group(sid, browsers.SlotOf(s.TabID()))}, nav, err
 }
 
@@ -311,8 +364,9 @@ func (m *Manager) Resolve(sid string, tab int) (int, bool) {
 // dispatcher's gate asks it first, so the user is never asked to approve
 // a call that cannot run.
 func (m *Manager) Check(sid string, tab int) *tools.Error {
-	if _, why := m.reg.Lookup(sid, tab); why.Kind != WhyOK {
+	t, why := m.reg.Lookup(sid, tab)
+	if why.Kind != WhyOK {
 		return lookupError(tab, why)
 	}
-	return nil
+	return m.offLimits(t)
 }

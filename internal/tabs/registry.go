@@ -74,6 +74,7 @@ type Registry struct {
 	owner    map[int]string    // tab → session id
 	kind     map[int]Kind      // tab → how it came
 	since    map[int]uint64    // tab → the change that gave it to its session
+	opener   map[int]int       // tab → the session's tab that opened it (a popup)
 	sessions map[string]*owned // session id → its tabs
 	seq      uint64            // counts ownership changes (Seq)
 }
@@ -94,7 +95,7 @@ type goneTab struct {
 
 // NewRegistry returns an empty registry.
 func NewRegistry() *Registry {
-	return &Registry{owner: map[int]string{}, kind: map[int]Kind{}, since: map[int]uint64{}, sessions: map[string]*owned{}}
+	return &Registry{owner: map[int]string{}, kind: map[int]Kind{}, since: map[int]uint64{}, opener: map[int]int{}, sessions: map[string]*owned{}}
 }
 
 func (r *Registry) session(id string) *owned {
@@ -158,6 +159,41 @@ func (r *Registry) own(session string, tab int, kind Kind) bool {
 	return true
 }
 
+// Popup gives tab, a tab the session's page opened (a link with a
+// target, window.open), to session as its current tab, of kind: a popup
+// of a tab the session opened closes with the session; one of the user's
+// shared tab, or of an opener not known, is the user's. opener is 0 when
+// not known. Called again, it corrects the opener and kind. It reports
+// false when another session owns tab.
+func (r *Registry) Popup(session string, tab, opener int, kind Kind) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if cur, held := r.owner[tab]; held && cur != session {
+		return false
+	}
+	r.owner[tab], r.kind[tab] = session, kind
+	if opener > 0 {
+		r.opener[tab] = opener
+	} else {
+		delete(r.opener, tab)
+	}
+	r.seq++
+	r.since[tab] = r.seq
+	o := r.session(session)
+	o.tabs = append(slices.DeleteFunc(o.tabs, func(t int) bool { return t == tab }), tab)
+	o.gone = slices.DeleteFunc(o.gone, func(g goneTab) bool { return g.tab == tab })
+	return true
+}
+
+// Opener is the tab that opened tab, when tab is a popup its session
+// adopted.
+func (r *Registry) Opener(tab int) (int, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	o, ok := r.opener[tab]
+	return o, ok
+}
+
 // Use makes an owned tab the session's current one (most recently used).
 // It reports whether the current tab changed.
 func (r *Registry) Use(session string, tab int) bool {
@@ -196,6 +232,7 @@ func (r *Registry) Release(tab int, reason string) (session string, kind Kind, o
 	delete(r.owner, tab)
 	delete(r.kind, tab)
 	delete(r.since, tab)
+	delete(r.opener, tab)
 	o := r.sessions[session]
 	o.tabs = slices.DeleteFunc(o.tabs, func(t int) bool { return t == tab })
 	if len(o.gone) == maxGone {
@@ -258,6 +295,7 @@ func (r *Registry) EndSession(session string) ([]Held, map[browsers.Slot]int) {
 		delete(r.owner, t)
 		delete(r.kind, t)
 		delete(r.since, t)
+		delete(r.opener, t)
 	}
 	return out, o.groups
 }

@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -45,6 +47,9 @@ type Options struct {
 	URL          string   // first page; default about:blank
 	LogPath      string   // Chromium's stderr; default <UserDataDir>/chromium.log
 	ExtraArgs    []string // more flags, e.g. --remote-debugging-port=0 for benchmarks
+	// WebMCPOff starts the browser without WebMCP (Args turns it on, as
+	// users who try page tools do), to test what an agent is told then.
+	WebMCPOff bool
 }
 
 // Browser is a running Chromium.
@@ -77,6 +82,7 @@ func Start(tb testing.TB, opts Options) *Browser {
 	}
 	args := Args(opts.UserDataDir, opts.ExtensionDir, opts.URL)
 	args = append(args[:len(args)-1:len(args)-1], append(opts.ExtraArgs, opts.URL)...)
+	args = features(args, opts.WebMCPOff)
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), opts.Env...)
 	cmd.Stdout = logf
@@ -142,10 +148,41 @@ func Args(userDataDir, extDir, url string) []string {
 		"--metrics-recording-only", "--no-pings", "--disable-breakpad",
 		"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
 		"--disable-features=NetworkTimeServiceQuerying",
+		"--enable-features=" + webMCPFeature,
 		"--component-updater=url-source=http://127.0.0.1:1/",
 		"--enable-logging=stderr", "--v=0",
 		url,
 	}
+}
+
+// webMCPFeature turns on document.modelContext and the DevTools WebMCP
+// domain (what chrome://flags/#enable-webmcp-testing does): every
+// end-to-end run has it, so page tools are tested and everything else is
+// tested with it on, as a user who tries page tools runs Chrome.
+const webMCPFeature = "WebMCP"
+
+// features folds every --enable-features flag into one (Chromium reads
+// only the last one given), dropping WebMCP when off.
+func features(args []string, webMCPOff bool) []string {
+	const flag = "--enable-features="
+	var names []string
+	out := make([]string, 0, len(args))
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, flag); ok {
+			for _, n := range strings.Split(v, ",") {
+				if n != "" && !(webMCPOff && n == webMCPFeature) && !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+			continue
+		}
+		out = append(out, a)
+	}
+	if len(names) == 0 {
+		return out
+	}
+	url := out[len(out)-1] // the first page stays last
+	return append(append(out[:len(out)-1:len(out)-1], flag+strings.Join(names, ",")), url)
 }
 
 // SeedProfile writes the Preferences that stop Chromium probing public

@@ -20,11 +20,11 @@ var pageText = sync.OnceValue(func() map[string]bool {
 	return setOf(
 		// observe: what the page showed and what it sent and logged.
 		"observe.actions", "observe.approvals", "observe.command_result", "observe.error_bundles", "observe.errors",
-		"observe.logs", "observe.network_bodies", "observe.network_waterfall", "observe.page", "observe.snapshot",
+		"observe.logs", "observe.network_bodies", "observe.network_waterfall", "observe.page", "observe.page_tools", "observe.snapshot",
 		"observe.storage", "observe.tabs", "observe.timeline", "observe.vitals", "observe.websocket_events",
 		// interact: every answer names its target, the title and url before
 		// and after, dialogs and errors the action caused, or what it read.
-		"interact.back", "interact.batch", "interact.check", "interact.click", "interact.close_tab", "interact.drag",
+		"interact.back", "interact.batch", "interact.call_page_tool", "interact.check", "interact.click", "interact.close_tab", "interact.drag",
 		"interact.execute_js", "interact.explore_page", "interact.fill_form", "interact.focus", "interact.forward",
 		"interact.get_attribute", "interact.get_text", "interact.get_value", "interact.handle_dialog", "interact.hover",
 		"interact.key_press", "interact.navigate", "interact.new_tab", "interact.query", "interact.refresh",

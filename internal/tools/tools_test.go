@@ -28,12 +28,16 @@ var safetyClasses = map[string]Class{
 	"configure.audit_log": ReadOnly, "configure.load": ReadOnly,
 	"configure.agent_watch": Mutating, "configure.noise_rule": Mutating, "configure.store": Mutating,
 	"configure.recording_start": Mutating, "configure.recording_stop": Mutating,
+	// A page's own WebMCP tool: mutating in the table; the gate lets a
+	// tool the page marked readOnlyHint run without asking (logged).
+	"interact.call_page_tool": Mutating,
 }
 
-// TOOLS.md "Modes": every mode named there, per tool.
+// TOOLS.md "Modes": every mode named there, per tool, plus the page tool
+// modes built since (docs/DESIGN-DELTAS.md).
 var toolsMD = map[string]string{
-	"observe":   "snapshot page tabs screenshot errors logs network_waterfall network_bodies websocket_events actions timeline error_bundles vitals storage command_result pending_commands approvals",
-	"interact":  "navigate refresh back forward new_tab switch_tab close_tab click type fill_form select check hover focus scroll_to key_press drag upload execute_js handle_dialog wait_for wait_for_stable get_text get_value get_attribute query explore_page batch",
+	"observe":   "snapshot page tabs screenshot errors logs network_waterfall network_bodies websocket_events actions timeline error_bundles vitals storage command_result pending_commands approvals page_tools",
+	"interact":  "navigate refresh back forward new_tab switch_tab close_tab click type fill_form select check hover focus scroll_to key_press drag upload execute_js handle_dialog wait_for wait_for_stable get_text get_value get_attribute query explore_page batch call_page_tool",
 	"analyze":   "page_summary dom accessibility performance security_audit forms data_table error_clusters page_issues link_health visual_diff",
 	"generate":  "reproduction test har csp sarif pr_summary",
 	"configure": "health doctor describe_capabilities clear policy redaction audit_log agent_watch noise_rule store load recording_start recording_stop",

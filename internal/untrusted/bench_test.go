@@ -32,3 +32,20 @@ func BenchmarkScan(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFence: what fencing a large snapshot costs beside scanning it —
+// cleaning, stripping the nonce and wrapping (with the check of every line
+// against Gasoline's own).
+func BenchmarkFence(b *testing.B) {
+	var lines []string
+	for i := 0; len(strings.Join(lines, "\n")) < 40<<10; i++ {
+		lines = append(lines, fmt.Sprintf(`  - row: #%d | link "Ada Lovelace" [ref=e%d] | Paid | $%d.00`, i, i, i%97),
+			fmt.Sprintf(`- paragraph: Open the order, choose an action and confirm. Case %d is covered by the standard policy.`, i))
+	}
+	snap := strings.Join(lines, "\n")
+	f := NewFence(NewNonce())
+	b.SetBytes(int64(len(snap)))
+	for b.Loop() {
+		f.Wrap(Clean(f.Strip(snap)), Report{}, 0)
+	}
+}

@@ -2,14 +2,18 @@
 // (SAFETY.md, "Page content is untrusted"). Three parts, each usable on
 // its own:
 //
-//   - Fence: a per-session random nonce (NewNonce) that opens and closes
-//     the page text of a tool result; the nonce is removed from page text
-//     first, so a page cannot close the fence early or forge one.
-//   - Scan: finds instruction-like passages (text addressed to an AI, "ignore
-//     previous instructions", role prefixes, requests to approve, to change
-//     policy or redaction, to reveal a prompt, to send data elsewhere) with a
-//     Classifier. Rules is the deterministic one; a model-based classifier
-//     can implement Classifier later.
+//   - Fence: a random nonce per tool result (NewNonce) that opens and
+//     closes its page text; page text is cleaned of what no person sees
+//     (Clean) and every line of it that reads as a fence line or a note of
+//     Gasoline's after folding (fold.go: NFKC, UTS #39 confusables, case,
+//     letter-spacing) is neutralised, so a page cannot close the fence
+//     early or forge one.
+//   - Scan: finds what page text asks of an agent, by family (families.go:
+//     ignore your instructions, pose as the system, speak for the user,
+//     send data or money elsewhere, dictate the answer, plant a task, …)
+//     with a Classifier, reading only the page text a result declares
+//     (Page). Rules — the families' expressions and a small linear model
+//     (model.go) — is the default.
 //   - Notes: the lines Gasoline writes beside the fence (a warning naming the
 //     lines, how much hidden text was dropped) and the warning that later
 //     approval requests of the session carry for the user.

@@ -11,7 +11,9 @@ import (
 // crypto/rand (60 bits), far past guessing by a page.
 const NonceLen = 12
 
-// NewNonce returns a fresh fence nonce.
+// NewNonce returns a fresh fence nonce. Every tool result gets its own,
+// made after the page text it fences was read, so no page can know it:
+// an id an agent typed into a field or put in a URL is an old one.
 func NewNonce() string { return rand.Text()[:NonceLen] }
 
 // OpenMark and CloseMark start the fence lines; the nonce follows.
@@ -75,15 +77,17 @@ func (f *Fence) Open() string {
 // Close is the line after page text.
 func (f *Fence) Close() string { return closeWord + f.nonce + ">>>" }
 
-// Wrap frames body (already stripped of the nonce): Gasoline's own lines
-// first (the warning when suspected instructions were found, the note on
-// hidden text), then the fence around the body.
+// Wrap frames body (already stripped of the nonce and Clean): Gasoline's
+// own lines first (the warning when suspected instructions were found,
+// the note on hidden text), then the fence around the body, in which
+// every line that reads as a fence line or one of Gasoline's notes after
+// folding, or carries the nonce in any form, is neutralised (neutral.go).
 func (f *Fence) Wrap(body string, r Report, hidden int) string {
 	var b strings.Builder
 	notes(&b, r, hidden)
 	b.WriteString(f.Open())
 	b.WriteByte('\n')
-	b.WriteString(strings.TrimSuffix(body, "\n"))
+	b.WriteString(neutralise(strings.TrimSuffix(body, "\n"), f.nonce))
 	b.WriteByte('\n')
 	b.WriteString(f.Close())
 	return b.String()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/gasoline-mcp/gasoline/internal/redact"
 )
 
 // Warning is the one line before the fence of a result in which Scan
@@ -45,28 +47,34 @@ func Warning(r Report) string {
 const maxApprovalExcerpt = 120
 
 // ApprovalWarning is what the approval requests of a session say beside
-// the action once the session has received suspected instructions (the
-// first finding of the latest report that had any).
+// the action once the session has received suspected instructions: the
+// families the latest report that had any found (at most three, the
+// first finding's first) and the first finding's excerpt.
 func ApprovalWarning(r Report) string {
 	if r.Total == 0 || len(r.Findings) == 0 {
 		return ""
 	}
 	f := r.Findings[0]
+	var fams []string
+	for _, x := range r.Findings {
+		if !slices.Contains(fams, x.Reason) && len(fams) < 3 {
+			fams = append(fams, x.Reason)
+		}
+	}
 	ex := clipBytes(f.Excerpt, maxApprovalExcerpt)
 	more := ""
 	if r.Total > 1 {
 		more = fmt.Sprintf(" (and %d more passage(s))", r.Total-1)
 	}
-	return fmt.Sprintf("The page contained instruction-like text (%s): %q%s. Check that this action is what you asked for.", f.Reason, ex, more)
+	return fmt.Sprintf("The page contained instruction-like text (%s): %q%s. Check that this action is what you asked for.", strings.Join(fams, "; "), ex, more)
 }
 
-// clipBytes cuts s to at most n bytes on a rune boundary, marking the cut.
+// clipBytes cuts s to at most n bytes on a rune boundary, marking the cut,
+// never inside a run that could be half a secret (the prompt is redacted
+// after: redact.SafeCut).
 func clipBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
+	return s[:redact.SafeCut(s, n)] + "…"
 }

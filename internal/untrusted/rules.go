@@ -2,8 +2,10 @@ package untrusted
 
 import (
 	"cmp"
+	"math/bits"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -14,106 +16,114 @@ type Match struct {
 	Reason     string
 }
 
-// Classifier finds instruction-like passages in one passage of page text
-// (a line, a name, a value). It must be safe for concurrent use, return
-// matches within the text, and never fail: Scan calls it on every passage
-// of every page-text result.
+// Classifier finds instruction-like passages in page text. Scan hands it
+// every passage of a result at once, folded (fold.go: lowercase,
+// look-alikes and invisible characters resolved, letter-spacing closed),
+// each passage after a line break. It must be safe for concurrent use,
+// return matches within the text, and never fail: Scan calls it on every
+// page-text result.
 type Classifier interface {
 	Classify(text string) []Match
 }
 
-// The reasons Rules gives.
-const (
-	ReasonAddressed = "addressed to an AI agent"
-	ReasonIgnore    = "asks to ignore previous instructions"
-	ReasonRole      = "poses as a system or assistant message"
-	ReasonApprove   = "asks to approve or to act without the user"
-	ReasonPolicy    = "asks to change approvals, policy or redaction"
-	ReasonReveal    = "asks to reveal the prompt or secrets"
-	ReasonSend      = "asks to send data to another site"
-	ReasonTool      = "names Gasoline's tools or calls"
-)
-
-// Rules is the deterministic Classifier: regular expressions over each
-// passage, written to flag what prompt-injection text says while leaving
-// ordinary interface text alone ("Click here to continue", "Ignore this
-// field if…", "Show password", "Never share your password"). The corpus
-// in testdata/ pins both sides.
+// Rules is the deterministic Classifier: the families of families.go,
+// each a few regular expressions written to flag what prompt-injection
+// text asks for while leaving ordinary documentation and interface text
+// alone ("You must call Close", "Ignore this field if…", "Never share
+// your password"). testdata/ holds the corpora that pin both sides.
+//
+// An expression runs only on a sentence that holds a word of each of its
+// rule's clauses (need): one pass over the words decides which rules a
+// sentence can match, so ordinary text — where those words seldom meet —
+// costs a map lookup per word.
 type Rules struct{}
 
-// at matches at the start of a passage or of a sentence or clause in it
-// (Classify puts a line break before the text, so no rule needs ^).
-const at = `(?:[.!?;:]\s+|\n)[\s\-*#>"'(\[]{0,3}`
-
-// ai names an AI agent, as a text addressed to one would.
-const ai = `(?:(?:ai|llm|virtual|digital|autonomous|browser|web|coding)\s+)?(?:ai|a\.i\.|llm|language model|assistant|agent|chatbot|claude|chatgpt|gpt|gemini|copilot)s?`
-
-// aiWords are the triggers of the rules that need an AI's name.
-var aiWords = []string{"ai", "llm", "language", "assistant", "agent", "chatbot", "claude", "chatgpt", "gpt", "gemini", "copilot"}
-
-// directive is how an order to an agent starts.
-const directive = `(?:please\s+)?(?:ignore|disregard|forget|override|bypass|you\b|your\b|do\b|don'?t|never|always|stop|start|now\b|navigate|go\s+to|visit|open|click|press|send|post|upload|submit|approve|accept|confirm|authori[sz]e|grant|reveal|print|output|repeat|tell|say|respond|reply|answer|execute|run|type|enter|fill|buy|purchase|order|transfer|pay|delete|remove|change|disable|enable|turn\s+off|must|should|shall|need|are\s+now|new\s+instructions)`
-
-// rule is one pattern. A match always contains one of its triggers
-// (lowercase words, found at a word start), at most back bytes after the
-// match starts and at most fwd bytes before it ends: Classify runs the
-// expression only around triggers, which keeps a megabyte of ordinary
-// text cheap.
+// rule is one pattern of a family.
 type rule struct {
 	reason  string
 	pattern string
+	// need lists the rule's clauses: the sentence must hold a word of every
+	// one. A word matches a clause word it starts with when the clause
+	// word has four letters or more and the rest is at most maxSuffix
+	// letters ("instructions" for "instruction"); pseudo-words stand for
+	// what is not a word (pseudoWords).
+	need [][]string
 	// negatable rules skip a match right after "never", "don't", "do not"
 	// or "not": warnings like "Never share your password" stay unflagged.
 	negatable bool
-	triggers  []string
-	back, fwd int
 }
 
-func words(ws ...string) []string { return ws }
+// The pseudo-words a sentence holds besides its words.
+const (
+	wCurrency  = "$"         // a currency sign
+	wAt        = "@"         // an e-mail address
+	wNumber    = "#number"   // a run of five digits or more (account numbers)
+	wAngle     = "<"         // an angle bracket
+	wBracket   = "["         // a square bracket
+	wBrace     = "{"         // a curly brace
+	wImage     = "!["        // a markdown image
+	wHash      = "#"         // a markdown heading mark
+	wSnake     = "#snake("   // a snake_case word followed by "(": a tool call
+	wSnakeWord = "#snake"    // a snake_case word
+	wComma     = ","         // a comma
+	wParen     = "("         // an opening parenthesis
+	wDash1     = "#dash"     // a dash after a space
+	wIBAN      = "#iban"     // a word of 15 or more letters and digits with both (an IBAN)
+	wGlued     = "#glued"    // a word over 12 letters starting ignore/disregard/forget
+	wURL       = "#url"      // http://, https:// or www.
+	wQuote     = "#quote"    // a quotation mark
+	wColon     = "#colon"    // a colon
+	wDash      = "#dashdash" // "===" or "---" or "%%%"
+)
 
-var ruleTable = []rule{
-	{ReasonAddressed, `(?i)\b(?:dear|hey|hi|hello|attention|note\s+to|message\s+(?:to|for)|instructions?\s+(?:to|for)|notice\s+(?:to|for)|memo\s+(?:to|for)|a\s+note\s+for)\s*[:,]?\s+(?:all\s+|any\s+|the\s+)?` + ai + `\b`, false, aiWords, 60, 200},
-	{ReasonAddressed, `(?i)\bif\s+you(?:'re|\s+are)\s+(?:an?\s+)?(?:ai|llm|(?:large\s+)?language\s+model|claude|chatgpt|gpt|gemini|copilot|(?:ai|automated|autonomous|virtual)\s+(?:assistant|agent|model|system|browser))\b`, false, aiWords, 60, 80},
-	{ReasonAddressed, `(?i)` + at + ai + `\s*[:,]\s*` + directive, false, aiWords, 60, 160},
-	{ReasonAddressed, `(?i)\b(?:ai|llm)\s+(?:agents?|assistants?|models?|systems?|crawlers?|bots?)\s+(?:reading\s+this|must|should|shall|are\s+(?:instructed|required|told)|need\s+to|have\s+to)\b[^.!?\n]{0,40}?\b` + directive, false, aiWords, 20, 200},
-	{ReasonIgnore, `(?i)\b(?:ignore|disregard|forget|override|bypass|abandon|discard)\b[^.!?\n]{0,40}?\b(?:previous|prior|preceding|above|earlier|former|original|initial|existing|all|any|every|your|these|those|system|safety)\b[^.!?\n]{0,30}?\b(?:instructions?|prompts?|directives?|guidelines?|guardrails?|constraints?|programming|rules)\b`, false, words("ignore", "disregard", "forget", "override", "bypass", "abandon", "discard"), 5, 200},
-	{ReasonIgnore, `(?i)\b(?:ignore|disregard|forget)\s+(?:all\s+)?(?:of\s+)?(?:the\s+|everything\s+)?(?:above|preceding|previous)\s*(?:and|,)`, false, words("ignore", "disregard", "forget"), 5, 80},
-	{ReasonIgnore, `(?i)\b(?:new|updated|revised|real|actual|true|secret|hidden)\s+(?:system\s+)?instructions?\s*(?::|follow|below|are\b)`, false, words("instruction"), 40, 60},
-	{ReasonIgnore, `(?i)\b(?:from\s+now\s+on,?\s+you\s+(?:will|must|are|should|shall)|you\s+are\s+now\s+(?:in\s+)?(?:developer|dan|jailbreak|jailbroken|unrestricted|god|admin|debug)\s+mode|your\s+(?:new|real|actual|true)\s+(?:task|role|goal|objective|purpose|instructions?|job)\s+(?:is|are)\b)`, false, words("now", "task", "role", "goal", "objective", "purpose", "instruction", "job"), 40, 80},
-	{ReasonRole, `(?i)` + at + `(?:system|assistant|developer)(?:\s+(?:message|prompt|note|instructions?|override))?\s*[:\]]\s*(?:` + directive + `|i\s+(?:will|shall|must|have\s+to|am\s+going\s+to)\b)`, false, words("system", "assistant", "developer"), 30, 180},
-	{ReasonRole, at + `SYSTEM\s*:`, false, words("system"), 30, 20},
-	{ReasonRole, `(?i)<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|\[/?INST\]|<</?SYS>>|</?(?:system|assistant)(?:\s[^>]*)?>|(?:^|\n)\s*#{2,}\s*(?:system|instructions?)\s*:?\s*(?:$|\n)`, false, words("im_start", "im_end", "endoftext", "inst", "sys", "system", "assistant", "user", "instruction"), 20, 60},
-	{ReasonApprove, `(?i)\bauto(?:matically)?[\s-]*(?:approve|accept|confirm|allow)\s+(?:all|every|any|each|this|the\s+(?:pending|next)|pending|future|requests?|prompts?|actions?|purchases?|transfers?|dialogs?|everything)\b|\bapprove\b[^.!?\n]{0,40}?(?:without\s+(?:asking|confirmation|checking|telling|the\s+user)|\bautomatically\b|on\s+(?:the\s+)?user'?s?\s+behalf|\byourself\b|\ball\s+(?:pending|future|requests|actions|prompts)|\bevery\s+(?:pending\s+)?(?:request|action|prompt)|\bany\s+(?:pending\s+)?(?:request|prompt|dialog))`, false, words("approve"), 60, 120},
-	{ReasonApprove, `(?i)\b(?:without|never|do\s+not|don'?t|no\s+need\s+to)\s+(?:ask(?:ing)?|wait(?:ing)?\s+for|tell(?:ing)?|inform(?:ing)?|notify(?:ing)?|alert(?:ing)?|consult(?:ing)?|involv(?:e|ing)|check(?:ing)?\s+with|confirm(?:ing)?\s+with)\s+(?:the\s+|your\s+)?(?:user|human|owner|operator)s?\b`, false, words("user", "human", "owner", "operator"), 80, 20},
-	{ReasonApprove, `(?i)\bgasoline\b[^.!?\n]{0,40}?\b(?:approv|polic|redact|panel|permission)`, false, words("gasoline"), 5, 80},
-	{ReasonPolicy, `(?i)\b(?:disable|turn\s+off|switch\s+off|deactivate|bypass|remove|relax|lower|weaken|skip|circumvent|change|modify|update|edit|set)\b[^.!?\n]{0,30}?\b(?:redaction|redacting|approval\s+(?:policy|gate|rules?|prompts?|requests?|settings)|safety\s+(?:checks?|rules?|filters?|policy)|guardrails?|content\s+filters?)\b`, false, words("redact", "approval", "safety", "guardrail", "filter"), 80, 40},
-	{ReasonReveal, `(?i)\b(?:reveal|print|output|repeat|leak|dump|disclose|display|show|tell\s+me|give\s+me|share|write\s+out|recite|expose)\b[^.!?\n]{0,30}?\b(?:your\s+(?:(?:full|entire|complete|original|initial|hidden|secret|system|developer)\s+)*(?:system\s+prompt|prompt|instructions|rules|configuration|api\s+keys?|secrets?|credentials|context)|the\s+(?:system|initial|hidden|original|developer)\s+(?:prompt|instructions|message)|the\s+(?:user'?s?\s+)?api\s+keys?)\b`, true, words("reveal", "print", "output", "repeat", "leak", "dump", "disclose", "display", "show", "tell", "give", "share", "write", "recite", "expose"), 5, 200},
-	{ReasonReveal, `(?i)\bwhat\s+(?:is|are|was|were)\s+your\s+(?:system\s+prompt|(?:initial|original|hidden)\s+(?:prompt|instructions))\b`, false, words("what"), 5, 80},
-	{ReasonSend, `(?i)\b(?:send|post|upload|forward|transmit|exfiltrate|submit|email|e-mail|share|copy|paste|append|include|leak|report|beacon)\b[^\n/]{0,60}?\b(?:cookies?|tokens?|credentials?|passwords?|sessions?(?:\s+(?:ids?|tokens?|cookies?))?|api[\s_-]?keys?|secrets?|private\s+keys?|personal\s+(?:data|information|details)|(?:user|customer)'?s?\s+(?:data|information|details|emails?|addresses|history|files|messages)|conversation|chat\s+history|order\s+history|browsing\s+history|local\s?storage|credit\s+card|card\s+(?:numbers?|details))\b[^\n]{0,60}?(?:https?://|\bwww\.|\b[\w.-]+@[\w-]+\.[a-z]{2,}|\b(?:to|at|into|via)\s+(?:this|the|our|my|an?)?\s*(?:url|link|endpoint|server|webhook|site|domain|address))`, true, words("send", "post", "upload", "forward", "transmit", "exfiltrate", "submit", "email", "mail", "share", "copy", "paste", "append", "include", "leak", "report", "beacon"), 5, 400},
-	{ReasonSend, `(?i)\b(?:navigate|go|visit|open|load|fetch|request|call)\b[^\n]{0,20}?https?://\S+[?&][\w-]+=(?:\s|$|\{|\$\{|<|\[)`, false, words("http"), 80, 400},
-	{ReasonTool, `(?i)\b(?:observe|interact|analyze|generate|configure)\s*[({]\s*\{?\s*"?(?:what|action)"?\s*:|"what"\s*:\s*"(?:execute_js|navigate|click|type|fill_form|policy|redaction|upload)"|\b(?:execute_js|approval_id|describe_capabilities)\b`, false, words("observe", "interact", "analyze", "generate", "configure", "what", "execute_js", "approval_id", "describe_capabilities"), 20, 80},
-}
+const negation = `(?:\bnever|\bdon'?t|\bdo\s+not|\bnot|\bno)\s+(?:\w+\s+){0,1}$`
 
-const negation = `(?i)(?:\bnever|\bdon'?t|\bdo\s+not|\bnot|\bno)\s+(?:\w+\s+){0,1}$`
+// maxSuffix is how many letters a word may add to a clause word of four
+// letters or more and still match it (agents, instructions, redacting).
+const maxSuffix = 4
 
-// compiled is the rule table made ready to run: its expressions compiled
-// and its triggers indexed.
+// compiled is the rule table made ready to run.
 type compiled struct {
 	res      []*regexp.Regexp // ruleTable[i]'s expression
+	fast     []*regexp.Regexp // the same with long bounded repetitions unbounded (reach)
+	full     []uint8          // ruleTable[i]'s clauses, one bit each
 	negation *regexp.Regexp
-	index    map[string][]int // each trigger word → the rules it starts
+	index    map[string][]clauseRef // each clause word → the clauses it satisfies
 }
 
+type clauseRef struct {
+	rule   uint16
+	clause uint8
+}
+
+// longRepeat is a bounded repetition of 30 or more.
+var longRepeat = regexp.MustCompile(`\{0,(?:[3-9]\d|\d{3,})\}`)
+
+// reach rewrites a pattern's long bounded repetitions ("[^.\n]{0,60}?") as
+// unbounded ones: Go's regexp copies a bounded repetition once per count,
+// which makes such patterns several times slower. The unbounded pattern
+// matches wherever the bounded one does, so it runs first, on every
+// candidate sentence; the bounded one — how far apart the parts of a match
+// may be — only where it found something.
+func reach(pattern string) string { return longRepeat.ReplaceAllString(pattern, "*") }
+
 // compiledRules compiles the table on first use, not at start: only the
-// daemon scans page text, and compiling takes a megabyte and two
+// daemon scans page text, and compiling takes a few megabytes and
 // milliseconds that gasoline-host's other modes (the native-messaging
 // relay, --mcp, the CLI) would otherwise pay at every start.
 var compiledRules = sync.OnceValue(func() *compiled {
-	c := &compiled{negation: regexp.MustCompile(negation), index: map[string][]int{}}
+	c := &compiled{negation: regexp.MustCompile(negation), index: map[string][]clauseRef{}}
 	for i, r := range ruleTable {
+		if len(r.need) == 0 || len(r.need) > 8 {
+			panic("untrusted: rule " + r.pattern[:min(40, len(r.pattern))] + " needs 1 to 8 clauses")
+		}
 		c.res = append(c.res, regexp.MustCompile(r.pattern))
-		for _, w := range r.triggers {
-			c.index[w] = append(c.index[w], i)
+		c.fast = append(c.fast, regexp.MustCompile(reach(r.pattern)))
+		c.full = append(c.full, uint8(1<<len(r.need)-1))
+		for k, clause := range r.need {
+			for _, w := range clause {
+				c.index[w] = append(c.index[w], clauseRef{uint16(i), uint8(k)})
+			}
 		}
 	}
 	return c
@@ -121,71 +131,248 @@ var compiledRules = sync.OnceValue(func() *compiled {
 
 // Classify implements Classifier: every rule's matches, in text order,
 // overlapping matches merged (the first rule's reason stays).
-func (Rules) Classify(text string) []Match {
-	t := "\n" + text // every passage starts after a line break
+func (Rules) Classify(text string) []Match { return classify(text, false) }
+
+// classify is Classify; every, for a test, runs every expression on every
+// sentence instead of only where the clauses are satisfied.
+func classify(text string, every bool) []Match {
 	c := compiledRules()
+	lm := model()
+	low := lowerASCII(text)
 	var out []Match
-	for i, ws := range windows(c, lowerASCII(t)) {
-		r := &ruleTable[i]
-		for _, w := range ws {
-			for _, m := range c.res[i].FindAllStringIndex(t[w[0]:w[1]], -1) {
-				start, end := w[0]+m[0], w[0]+m[1]
-				if r.negatable && c.negation.MatchString(t[max(0, start-24):start]) {
-					continue
+	sat := make([]uint8, len(ruleTable))
+	var touched []uint16
+	sentences(low, func(start, end int, words []string) {
+		for _, w := range words {
+			for _, ref := range c.lookup(w) {
+				if sat[ref.rule] == 0 {
+					touched = append(touched, ref.rule)
 				}
-				out = append(out, Match{Start: max(0, start-1), End: end - 1, Reason: r.reason})
+				sat[ref.rule] |= 1 << ref.clause
 			}
 		}
-	}
+		found := len(out)
+		defer func() {
+			if len(out) == found && lm != nil && realWords(words) >= minModelWords && agentive(words) && lm.score(words) >= lm.threshold {
+				out = append(out, sentenceMatch(low, start, end, closestFamily(c, sat, touched)))
+			}
+			for _, ri := range touched {
+				sat[ri] = 0
+			}
+			touched = touched[:0]
+		}()
+		if len(touched) == 0 && !every {
+			return
+		}
+		s := "\n" + low[start:end] // every sentence starts after a line break
+		slices.Sort(touched)
+		for ri := range ruleTable {
+			if !every && (sat[ri] == 0 || sat[ri] != c.full[ri]) {
+				continue
+			}
+			r := &ruleTable[ri]
+			if !c.fast[ri].MatchString(s) {
+				continue // the quick look: no match even without the bounds
+			}
+			for _, m := range c.res[ri].FindAllStringIndex(s, -1) {
+				if r.negatable && c.negation.MatchString(s[max(0, m[0]-24):m[0]]) {
+					continue
+				}
+				out = append(out, Match{Start: start + max(0, m[0]-1), End: start + m[1] - 1, Reason: r.reason})
+			}
+		}
+	})
 	return merge(out)
 }
 
-// maxSuffix is how many letters a word may add to a trigger and still
-// trigger it (agents, instructions, redaction, ignored).
-const maxSuffix = 3
+// minModelWords is the fewest words a sentence needs for the model to
+// judge it: a short one ("Tell us about you") says too little.
+const minModelWords = 6
 
-// windows returns, per rule, the stretches of low (the lowercased text)
-// around its triggers, merged where they overlap: one pass over the words.
-func windows(c *compiled, low string) [][][2]int {
-	ws := make([][][2]int, len(ruleTable))
+func realWords(words []string) int {
+	n := 0
+	for _, w := range words {
+		if w[0] >= 'a' && w[0] <= 'z' || w[0] >= '0' && w[0] <= '9' {
+			n++
+		}
+	}
+	return n
+}
+
+// agentiveWords are the words of which a sentence the model flags must
+// hold one: it speaks to someone (you), of the agent, of its user or of
+// its instructions. "Ignore all notifications from this thread" does not.
+var agentiveWords = map[string]bool{
+	"you": true, "your": true, "yours": true, "yourself": true, "user": true, "users": true, "assistant": true,
+	"agent": true, "agents": true, "ai": true, "model": true, "bot": true, "bots": true, "llm": true, "gpt": true,
+	"claude": true, "chatgpt": true, "gemini": true, "instructions": true, "instruction": true, "prompt": true,
+	"system": true, "human": true, "owner": true, "operator": true, "task": true, "me": true, "my": true,
+}
+
+func agentive(words []string) bool {
+	for _, w := range words {
+		if agentiveWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// sentenceMatch is a match over a whole sentence, less the spaces and
+// quotes around it.
+func sentenceMatch(low string, start, end int, reason string) Match {
+	for start < end && strings.IndexByte(" \t\"'`-*>#([", low[start]) >= 0 {
+		start++
+	}
+	for end > start && strings.IndexByte(" \t\"'`", low[end-1]) >= 0 {
+		end--
+	}
+	return Match{Start: start, End: max(end, start+1), Reason: reason}
+}
+
+// closestFamily is the reason of the rule whose clauses a sentence the
+// model flagged satisfies most (the share of them), for a finding only the
+// model made: the family the sentence's words point to.
+func closestFamily(c *compiled, sat []uint8, touched []uint16) string {
+	best, bestShare := ReasonAddressed, 0.0
+	for _, ri := range touched {
+		share := float64(bits.OnesCount8(sat[ri])) / float64(bits.OnesCount8(c.full[ri]))
+		if share > bestShare {
+			best, bestShare = ruleTable[ri].reason, share
+		}
+	}
+	return best
+}
+
+// lookup returns the clauses a word satisfies: as it is, or as a clause
+// word of four letters or more followed by at most maxSuffix letters.
+func (c *compiled) lookup(w string) []clauseRef {
+	refs := c.index[w]
+	if len(w) <= 4 || w[0] == '#' {
+		return refs
+	}
+	for k := 1; k <= maxSuffix && len(w)-k >= 4; k++ {
+		if more := c.index[w[:len(w)-k]]; len(more) > 0 {
+			refs = append(slices.Clip(refs), more...)
+		}
+	}
+	return refs
+}
+
+// sentences splits low (folded text) into sentences — at line breaks,
+// NULs, and ".", "!" or "?" before a space, a quote or the end — and calls
+// fn with each one's bounds and its words and pseudo-words. The words
+// slice is reused between calls.
+func sentences(low string, fn func(start, end int, words []string)) {
+	var words []string
+	start := 0
+	flush := func(end int) {
+		if len(words) > 0 {
+			fn(start, end, words)
+		}
+		words = words[:0]
+	}
 	for i := 0; i < len(low); {
-		if !isWordByte(low[i]) {
+		ch := low[i]
+		switch {
+		case ch == '\n' || ch == 0:
+			flush(i)
 			i++
+			start = i
+			continue
+		case (ch == '.' || ch == '!' || ch == '?') && (i+1 == len(low) || low[i+1] == ' ' || low[i+1] == '"' || low[i+1] == '\''):
+			i++
+			flush(i)
+			start = i
+			continue
+		case isWordByte(ch):
+			j := i
+			for j < len(low) && isWordByte(low[j]) {
+				j++
+			}
+			w := low[i:j]
+			words = append(words, w)
+			switch {
+			case strings.IndexByte(w, '_') > 0:
+				words = append(words, wSnakeWord)
+				for part := range strings.SplitSeq(w, "_") {
+					if part != "" {
+						words = append(words, part)
+					}
+				}
+				if j < len(low) && low[j] == '(' {
+					words = append(words, wSnake)
+				}
+			case len(w) >= 5 && allDigits(w):
+				words = append(words, wNumber)
+			case len(w) >= 15 && len(w) <= 34 && strings.ContainsAny(w, "0123456789") && strings.ContainsAny(w[:2], "abcdefghijklmnopqrstuvwxyz"):
+				words = append(words, wIBAN)
+			case len(w) > 12 && (strings.HasPrefix(w, "ignore") || strings.HasPrefix(w, "disregard") || strings.HasPrefix(w, "forget") || strings.HasPrefix(w, "lgnore")):
+				words = append(words, wGlued)
+			case w == "http" || w == "https" || w == "www":
+				words = append(words, wURL)
+			}
+			i = j
 			continue
 		}
-		j := i
-		for j < len(low) && isWordByte(low[j]) {
-			j++
+		if p := pseudoWord(low, i); p != "" {
+			words = append(words, p)
 		}
-		word := low[i:j]
-		for k := 0; k <= maxSuffix && len(word)-k >= 2; k++ {
-			for _, ri := range c.index[word[:len(word)-k]] {
-				r := &ruleTable[ri]
-				w := [2]int{max(0, i-r.back), min(len(low), j+r.fwd)}
-				if n := len(ws[ri]); n > 0 && w[0] <= ws[ri][n-1][1] {
-					ws[ri][n-1][1] = max(ws[ri][n-1][1], w[1]) // words come in order: merge with the last
-				} else {
-					ws[ri] = append(ws[ri], w)
-				}
-			}
-		}
-		i = j
+		i++
 	}
-	return ws
+	flush(len(low))
+}
+
+// pseudoWord is the pseudo-word the byte at low[i] stands for, or "".
+func pseudoWord(low string, i int) string {
+	switch low[i] {
+	case '$', 0xE2, 0xC2: // $, and the lead bytes of €, £, ¥ (folded text keeps them)
+		if low[i] == '$' || strings.HasPrefix(low[i:], "€") || strings.HasPrefix(low[i:], "£") || strings.HasPrefix(low[i:], "¥") {
+			return wCurrency
+		}
+	case '@':
+		return wAt
+	case '<', '>':
+		return wAngle
+	case '[', ']':
+		return wBracket
+	case '{', '}':
+		return wBrace
+	case '!':
+		if i+1 < len(low) && low[i+1] == '[' {
+			return wImage
+		}
+	case '#':
+		return wHash
+	case '"', '\'', '`':
+		return wQuote
+	case ':':
+		return wColon
+	case ',':
+		return wComma
+	case '(':
+		return wParen
+	case '=', '-', '%':
+		if i+2 < len(low) && low[i+1] == low[i] && low[i+2] == low[i] {
+			return wDash
+		}
+		if low[i] == '-' && i > 0 && low[i-1] == ' ' {
+			return wDash1
+		}
+	}
+	return ""
+}
+
+func allDigits(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] < '0' || w[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func isWordByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' }
-
-// lowerASCII lowercases ASCII letters only, so offsets stay the same.
-func lowerASCII(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
 
 // merge sorts matches by start and keeps one of each overlapping run (the
 // first rule's reason).

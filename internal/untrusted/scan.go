@@ -4,7 +4,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -49,14 +48,26 @@ type Input struct {
 	// TextIsJSON says the text content is the JSON itself: only the JSON's
 	// strings are scanned, once.
 	TextIsJSON bool
+	// Page, when not nil, is the page text the result quotes (Page): only
+	// its passages are scanned — never Gasoline's own words around them —
+	// and Text and JSON only tell where each finding is. A passage that is
+	// in neither (the redaction gateway took it out, say) is not reported:
+	// an excerpt shows only what the agent received. Without a Page every
+	// line of Text and every string of JSON is scanned but next_action
+	// objects (Gasoline's).
+	Page *Page
 }
 
-// passage is one stretch of the scan buffer and where it came from.
+// passage is one stretch of the scan buffer and where it came from;
+// find says that is not known yet (a page passage not found whole in the
+// text): only a passage with a finding is looked for, and dropped when it
+// is nowhere in the result.
 type passage struct {
 	off  int
 	line int
 	ref  string
 	path string
+	find bool
 }
 
 // scanBuf lays every passage on its own line, so that each rule runs once
@@ -67,33 +78,10 @@ type scanBuf struct {
 }
 
 func (s *scanBuf) add(text string, p passage) {
-	text = visibleRunes(text)
 	p.off = s.b.Len()
 	s.ps = append(s.ps, p)
 	s.b.WriteString(text)
 	s.b.WriteString(sep)
-}
-
-// visibleRunes drops invisible format characters (zero-width spaces and
-// joiners, soft hyphens, bidi marks) that would split a word for the
-// rules while showing nothing.
-func visibleRunes(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Cf, r) {
-			return -1
-		}
-		return r
-	}, s)
 }
 
 // sep ends each passage in the scan buffer: a line break for the rules'
@@ -211,7 +199,9 @@ func (s *scanBuf) json(v gjson.Result, path string) {
 	switch {
 	case v.IsObject():
 		v.ForEach(func(k, x gjson.Result) bool {
-			s.json(x, joinPath(path, k.String()))
+			if k.String() != "next_action" { // a call Gasoline suggests: its own words
+				s.json(x, joinPath(path, k.String()))
+			}
 			return true
 		})
 	case v.IsArray():
@@ -240,25 +230,34 @@ func joinPath(path, k string) string {
 	return path + "." + k
 }
 
-// Scan finds the instruction-like passages of one result with c.
+// Scan finds the instruction-like passages of one result with c. The
+// classifier reads the passages folded (fold.go: look-alikes, invisible
+// characters, letter-spacing); excerpts quote them as they are.
 func Scan(c Classifier, in Input) Report {
 	var s scanBuf
-	if !in.TextIsJSON && in.Text != "" {
-		s.lines(in.Text, 1, "")
-	}
-	if len(in.JSON) > 0 && gjson.ValidBytes(in.JSON) {
-		s.json(gjson.ParseBytes(in.JSON), "")
+	if in.Page != nil {
+		s.page(in)
+	} else {
+		if !in.TextIsJSON && in.Text != "" {
+			s.lines(in.Text, 1, "")
+		}
+		if len(in.JSON) > 0 && gjson.ValidBytes(in.JSON) {
+			s.json(gjson.ParseBytes(in.JSON), "")
+		}
 	}
 	if len(s.ps) == 0 {
 		return Report{}
 	}
 	buf := s.b.String()
+	f := fold(buf)
+	loc := locator{in: in}
 	var r Report
 	seen := map[string]bool{}
-	for _, m := range c.Classify(buf) {
-		if m.Start < 0 || m.End > len(buf) || m.Start >= m.End {
+	for _, m := range c.Classify(f.s) {
+		if m.Start < 0 || m.End > len(f.s) || m.Start >= m.End {
 			continue // a classifier out of bounds: ignore the match, not the result
 		}
+		m.Start, m.End = f.orig(m.Start), f.orig(m.End)
 		for m.Start < m.End-1 && strings.IndexByte(" \t\n\x00.!?;:-*#>\"'([", buf[m.Start]) >= 0 {
 			m.Start++ // the rule's sentence boundary: the passage starts after it
 		}
@@ -271,6 +270,12 @@ func Scan(c Classifier, in Input) Report {
 		if m.Start >= end {
 			continue // only the separator
 		}
+		if p.find {
+			var ok bool
+			if p.line, p.ref, p.path, ok = loc.find(buf[p.off:end]); !ok {
+				continue // not in what the agent received
+			}
+		}
 		// The same passage (the match and what follows it) counts once,
 		// wherever the result carries it.
 		key := m.Reason + "\x00" + strings.ToLower(strings.Join(strings.Fields(buf[m.Start:min(max(m.End, m.Start+keyTail), end)]), " "))
@@ -280,14 +285,96 @@ func Scan(c Classifier, in Input) Report {
 		seen[key] = true
 		r.Total++
 		if len(r.Findings) < MaxFindings {
-			f := Finding{Ref: p.ref, Path: p.path, Reason: m.Reason, Excerpt: excerpt(buf[p.off:end], m.Start-p.off, min(m.End, end)-p.off)}
+			fd := Finding{Ref: p.ref, Path: p.path, Reason: m.Reason, Excerpt: excerpt(buf[p.off:end], m.Start-p.off, min(m.End, end)-p.off)}
 			if p.path == "" {
-				f.Line = p.line
+				fd.Line = p.line
 			}
-			r.Findings = append(r.Findings, f)
+			r.Findings = append(r.Findings, fd)
 		}
 	}
 	return r
+}
+
+// page adds the passages of in.Page: one found whole in the text is
+// scanned line by line with its lines' numbers and refs (a snapshot's
+// tree); any other line is looked for when it has a finding.
+func (s *scanBuf) page(in Input) {
+	for _, p := range in.Page.Passages() {
+		if !in.TextIsJSON {
+			if i := strings.Index(in.Text, p); i >= 0 {
+				s.lines(p, 1+strings.Count(in.Text[:i], "\n"), "")
+				continue
+			}
+		}
+		for line := range strings.SplitSeq(p, "\n") {
+			if strings.TrimSpace(line) != "" {
+				s.add(line, passage{find: true})
+			}
+		}
+	}
+}
+
+// locator finds a page passage in a result: the first line of the text
+// that holds it (as it is, or as %q writes it), else the first string of
+// the JSON that does.
+type locator struct {
+	in     Input
+	strs   []jsonString
+	walked bool
+}
+
+type jsonString struct{ path, value string }
+
+func (l *locator) find(p string) (line int, ref, path string, ok bool) {
+	p = strings.TrimSpace(p)
+	if !l.in.TextIsJSON {
+		q := strconv.Quote(p)
+		for _, form := range []string{p, q[1 : len(q)-1]} {
+			if i := strings.Index(l.in.Text, form); i >= 0 {
+				start := strings.LastIndexByte(l.in.Text[:i], '\n') + 1
+				end := strings.IndexByte(l.in.Text[i:], '\n')
+				if end < 0 {
+					end = len(l.in.Text) - i
+				}
+				return 1 + strings.Count(l.in.Text[:i], "\n"), refOf(l.in.Text[start : i+end]), "", true
+			}
+		}
+	}
+	if !l.walked {
+		l.walked = true
+		if len(l.in.JSON) > 0 && gjson.ValidBytes(l.in.JSON) {
+			walkStrings(gjson.ParseBytes(l.in.JSON), "", func(path, v string) { l.strs = append(l.strs, jsonString{path, v}) })
+		}
+	}
+	for _, js := range l.strs {
+		if strings.Contains(js.value, p) {
+			return 0, "", js.path, true
+		}
+	}
+	return 0, "", "", false
+}
+
+// walkStrings calls fn with every string of v and its path (gjson syntax).
+func walkStrings(v gjson.Result, path string, fn func(path, value string)) {
+	switch {
+	case v.IsObject():
+		v.ForEach(func(k, x gjson.Result) bool {
+			walkStrings(x, joinPath(path, k.String()), fn)
+			return true
+		})
+	case v.IsArray():
+		i := 0
+		v.ForEach(func(_, x gjson.Result) bool {
+			walkStrings(x, joinPath(path, strconv.Itoa(i)), fn)
+			i++
+			return true
+		})
+	case v.Type == gjson.String:
+		if path == "" {
+			path = "$"
+		}
+		fn(path, v.String())
+	}
 }
 
 // excerpt is the passage around [start, end), whitespace collapsed, cut to

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
+	"github.com/gasoline-mcp/gasoline/internal/redact"
 )
 
 // ScanConfig configures a Scanner. Store, Owner and URL are required.
@@ -153,10 +154,7 @@ func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
+	return s[:redact.SafeCut(s, n)] + "…" // never half a secret: the gateway redacts it afterwards
 }
 
 // Run scans every interval while the watch is enabled and hands each

@@ -1,4 +1,4 @@
-package nativehost
+package memory
 
 import (
 	"bufio"
@@ -47,7 +47,7 @@ var written = []byte("before")
 func TestUnmapCleanPagesDropsOnlyCleanPages(t *testing.T) {
 	copy(written, "after!")
 	ro, _ := exeRSS(t)
-	unmapCleanPages()
+	UnmapCleanPages()
 	after, _ := exeRSS(t)
 	if after >= ro {
 		t.Errorf("read-only mappings: %d kB resident before the trim, %d kB after; want fewer", ro, after)
@@ -91,7 +91,7 @@ func TestReleaseMemoryHandsBackABurst(t *testing.T) {
 	}
 	sink = nil
 	before := rssAnon(t)
-	releaseMemory()
+	Release()
 	after := rssAnon(t)
 	if before-after < 16<<10 {
 		t.Errorf("resident anonymous memory %d kB after a 32 MiB burst, %d kB after releasing; want at least 16 MiB handed back", before, after)

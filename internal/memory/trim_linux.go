@@ -1,4 +1,4 @@
-package nativehost
+package memory
 
 import (
 	"bufio"
@@ -9,25 +9,26 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// unmapCleanPages drops this process's mappings of the binary's read-only
+// UnmapCleanPages drops this process's mappings of the binary's read-only
 // segments (code, read-only data, the function table) that hold only
 // pages of the file.
 //
 // gasoline-host is one binary for every mode, and before main runs, the
 // initialization of every package in it (the daemon's, the MCP SDK's, the
 // installers') has touched code and data all over those segments; Linux
-// maps clean file pages 64 KiB around each page touched, so a relay that
+// maps clean file pages 64 KiB around each page touched, so a process that
 // uses a tenth of the binary starts with most of it mapped, and its RSS
-// counts it. Those pages are the page cache's, shared with the daemon and
-// every other gasoline-host: MADV_DONTNEED on a private file mapping whose
-// pages were never written only unmaps them here, and a page the relay
-// uses comes back from the page cache on its next access, without I/O.
-// It runs once connected (what start-up and connecting touched: a relay
-// under steady traffic never rests) and again at rest (rest.go: what the
-// last burst touched). A mapping with written pages
-// (a writable segment, or relocations made read-only after the dynamic
-// loader wrote them) is left alone: there DONTNEED would lose the writes.
-func unmapCleanPages() {
+// counts it. Those pages are the page cache's, shared with every other
+// gasoline-host: MADV_DONTNEED on a private file mapping whose pages were
+// never written only unmaps them here, and a page the process uses comes
+// back from the page cache on its next access, without I/O. The native
+// host runs it once connected (what start-up and connecting touched: a
+// relay under steady traffic never rests) and both it and the daemon run
+// it at rest (Release: what the last burst touched). A mapping with
+// written pages (a writable segment, or relocations made read-only after
+// the dynamic loader wrote them) is left alone: there DONTNEED would lose
+// the writes.
+func UnmapCleanPages() {
 	ranges := cleanMappings()
 	// Nothing may run between the madvise calls that could touch the pages
 	// just dropped (an allocation could start a collection, which reads
