@@ -30,7 +30,7 @@ var formsJS string
 // then the helpers; put together on first use, not at every start of
 // gasoline-host (tens of kilobytes the relays never need).
 var helpersJS = sync.OnceValue(func() string {
-	return visible.JS + ";\n" + sensitive.JS + ";\n" + pageJS + ";\n" + formsJS
+	return visible.JS() + ";\n" + sensitive.JS + ";\n" + pageJS + ";\n" + formsJS
 })
 
 // worldName is Gasoline's isolated world (the snapshot walker's too).

@@ -32,7 +32,7 @@ var visibleAdapterJS string
 // over internal/visible, Gasoline's one in-page test of what a person can
 // see: everything else is dropped from answers and counted
 // (hidden_dropped). Put together with the scripts, on first use.
-func visibleJS() string { return visible.JS + "\n" + visibleAdapterJS }
+func visibleJS() string { return visible.JS() + "\n" + visibleAdapterJS }
 
 //go:embed page.js
 var helpersJS string

@@ -248,7 +248,7 @@ func TestE2EUntrustedOrdinaryPages(t *testing.T) {
 			}
 		}
 		var drops []string // the test's own probe, through the harness's CDP: no agent call (execute_js refuses a script this long)
-		x.hand(t, tab).eval(visible.JS+hiddenJS, &drops)
+		x.hand(t, tab).eval(visible.JS()+hiddenJS, &drops)
 		unexpected := slices.DeleteFunc(slices.Clone(drops), func(d string) bool { return slices.Contains(ordinaryDrops[p], d) })
 		passages += n
 		flagged += len(flags)
