@@ -27,7 +27,9 @@ func (f *fakePages) Plan(_ context.Context, _ *mcpserver.Call, tab int) (PagePla
 	return f.plan, f.err
 }
 
-func (f *fakePages) Unasked(_ *mcpserver.Call, req approval.Request) { f.unasked = append(f.unasked, req) }
+func (f *fakePages) Unasked(_ *mcpserver.Call, req approval.Request) {
+	f.unasked = append(f.unasked, req)
+}
 
 func pageGate(t *testing.T, f *fakePages) (*Gate, *approval.Engine) {
 	t.Helper()
