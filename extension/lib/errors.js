@@ -120,6 +120,8 @@ export function errorText(err) {
   return String(err);
 }
 
+// The daemon turns the advice at the end ("; use a tab with a web page")
+// into the agent's (close_tab, or another tab: internal/tools/link.go).
 const debugging = (why) => (tab) =>
   `Chrome will not let extensions debug ${tab}: ${why}; use a tab with a web page`;
 

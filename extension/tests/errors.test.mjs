@@ -5,6 +5,7 @@ import {
   ProtocolError,
   asProtocolError,
   mapChromeError,
+  restrictedPage,
 } from '../lib/errors.js';
 
 test('maps Chrome error text to protocol codes', () => {
@@ -61,6 +62,14 @@ test("restricted_page keeps Chrome's text for the record", () => {
   const got = mapChromeError('Cannot access a chrome:// URL', { tabId: 3 });
   assert.match(got.message, /tab 3/);
   assert.match(got.message, /Chrome said: Cannot access a chrome:\/\/ URL/);
+});
+
+test('a refused tab ends with the advice the daemon rewrites for agents', () => {
+  // internal/tools/link.go looks for these words to name close_tab.
+  const advice = '; use a tab with a web page';
+  assert.ok(restrictedPage(3, "an extension's page").message.endsWith(advice));
+  const got = mapChromeError('Cannot attach to this target.', { tabId: 3 });
+  assert.ok(got.message.includes(advice + ' (Chrome said: '), got.message);
 });
 
 test('ProtocolError has the wire shape', () => {

@@ -10,6 +10,10 @@ import (
 // tab has no live page (it crashed, or Chrome discarded it).
 const CodeTabUnloaded = "tab_unloaded"
 
+// linkTabAdvice is how the extension's restricted_page message about a tab
+// ends, before Chrome's own text when it quotes it (extension/lib/errors.js).
+const linkTabAdvice = "; use a tab with a web page"
+
 // FromLink turns an error of the extension link into a tool error. The
 // link's messages are written for the daemon; where one would send an
 // agent to a link method, the advice names the tool call instead.
@@ -26,6 +30,16 @@ func FromLink(pe *protocol.Error) *Error {
 		}
 		e.Message = what + "; reload it with interact refresh, then retry"
 		e.NextAction = &Next{Tool: "interact", Arguments: args}
+	case protocol.CodeRestrictedPage:
+		// The extension refuses a tab that shows a page no agent may drive
+		// as soon as it sees where the tab is going — it may be before the
+		// tab's new address reaches the daemon, whose own refusal
+		// (internal/tabs) names close_tab too: the one call that still
+		// works on such a tab.
+		if what, chrome, ok := strings.Cut(pe.Message, linkTabAdvice); ok {
+			e.Message = what + "; an agent may drive only web pages: close it with interact close_tab, or use another tab" + chrome
+			e.NextAction = &Next{Tool: "observe", Arguments: map[string]any{"what": "tabs"}}
+		}
 	}
 	return e
 }
