@@ -2,11 +2,14 @@ package safety
 
 import (
 	"context"
+	"slices"
 	"strconv"
 
+	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/audit"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // Register serves the modes backed by the safety core: observe approvals
@@ -16,11 +19,16 @@ func (c *Core) Register(m *mcpserver.Server) {
 	m.Handle("configure", "redaction", c.configureRedaction)
 	m.Handle("observe", "approvals", func(ctx context.Context, call *mcpserver.Call) (any, error) {
 		id := call.Session.ID()
-		return map[string]any{
-			"pending": c.Approvals.Pending(id),
+		pending := c.Approvals.Pending(id)
+		page := new(untrusted.Page)
+		for _, r := range pending {
+			requestPage(page, r)
+		}
+		return mcpserver.PageResult("", map[string]any{
+			"pending": pending,
 			"grants":  c.Approvals.Grants(id),
 			"tokens":  c.Approvals.Tokens(id),
-		}, nil
+		}, page)
 	})
 	m.Handle("configure", "policy", c.configurePolicy)
 	m.Handle("configure", "audit_log", func(ctx context.Context, call *mcpserver.Call) (any, error) {
@@ -36,8 +44,35 @@ func (c *Core) Register(m *mcpserver.Server) {
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"entries": entries}, nil
+		page := new(untrusted.Page)
+		for _, e := range entries {
+			page.AddQuoted(e.Target).Add(e.Page)
+			for _, l := range slices.Concat(e.Steps, e.Notes) {
+				page.AddQuoted(l)
+			}
+		}
+		return mcpserver.PageResult("", map[string]any{"entries": entries}, page)
 	})
+}
+
+// requestPage adds what an approval request quotes from pages to page:
+// the names and texts its target, steps and notes quote (%q: an element's
+// name, a title, a page tool's description), the tab's title and address
+// and its origin. The rest is Gasoline's words (what the mode does, the
+// notes around the quotes, the page warning that reports a finding) or
+// the agent's (its reason, a script, an address it asked for): the
+// instruction scanner reads none of it ("asks to send data to another
+// site or address", a family's name in the warning, read as an
+// instruction).
+func requestPage(page *untrusted.Page, r approval.Request) {
+	page.AddQuoted(r.Target)
+	for _, l := range slices.Concat(r.Steps, r.Notes) {
+		page.AddQuoted(l)
+	}
+	if r.Page != nil {
+		page.Add(r.Page.Title, r.Page.URL)
+	}
+	page.Add(r.Scope.Origin)
 }
 
 func (c *Core) configurePolicy(ctx context.Context, call *mcpserver.Call) (any, error) {
