@@ -114,7 +114,7 @@ func (a *Analyzer) errorClusters(_ context.Context, c *mcpserver.Call) (any, err
 	if l := limitOf(c, 100, 1000); len(r.Clusters) > l {
 		r.Clusters = r.Clusters[:l]
 	}
-	return result(clustersText(r), r)
+	return pageResult(clustersText(r), r, r.page())
 }
 
 // clusters groups the tab's errors and failed requests.

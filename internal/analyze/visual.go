@@ -102,7 +102,7 @@ func (a *Analyzer) visualDiff(ctx context.Context, c *mcpserver.Call) (any, erro
 			return nil, err
 		}
 		r.Stored = true
-		return result(fmt.Sprintf("tab %d: baseline %q stored (%dx%d) at %s; call again with the same baseline to compare", r.TabID, name, r.Width, r.Height, r.BaselinePath), r)
+		return pageResult(fmt.Sprintf("tab %d: baseline %q stored (%dx%d) at %s; call again with the same baseline to compare", r.TabID, name, r.Width, r.Height, r.BaselinePath), r, nil) // Gasoline's words and the agent's baseline name
 	}
 	if err != nil {
 		return nil, fmt.Errorf("analyze: reading baseline %s: %w", r.BaselinePath, err)
@@ -123,7 +123,7 @@ func (a *Analyzer) visualDiff(ctx context.Context, c *mcpserver.Call) (any, erro
 	if err := writeFile(filepath.Dir(r.DiffPath), r.DiffPath, enc.Bytes()); err != nil {
 		return nil, err
 	}
-	return result(visualText(&r), r)
+	return pageResult(visualText(&r), r, nil) // pixels and paths: no page text
 }
 
 // compare diffs cur against base into r and returns the diff image.

@@ -25,6 +25,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/session"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // Config configures a Generator. Every field is required.
@@ -86,6 +87,11 @@ func (g *Generator) generate(ctx context.Context, c *mcpserver.Call) (any, error
 	}
 	var body, ext string
 	out := map[string]any{"what": c.Mode.Name}
+	// page is what the artifact took from pages: the recorded actions'
+	// selectors, targets, typed text and URLs, the errors and requests it
+	// cites, a HAR's entries. The code around them is Gasoline's template:
+	// the instruction scanner reads only page (mcpserver.PageResult).
+	page := new(untrusted.Page)
 	switch c.Mode.Name {
 	case "reproduction", "test":
 		if s := c.Str("after_cursor"); s != "" {
@@ -105,6 +111,7 @@ func (g *Generator) generate(ctx context.Context, c *mcpserver.Call) (any, error
 			return nil, &tools.Error{Code: "nothing_recorded", Message: "this session has recorded no actions yet; drive the page with interact (navigate, click, type …), then generate again"}
 		}
 		ext = ".js"
+		page.AddValue(doc.Replay)
 		if c.Mode.Name == "reproduction" {
 			body = export.Reproduction(doc)
 		} else {
@@ -130,6 +137,7 @@ func (g *Generator) generate(ctx context.Context, c *mcpserver.Call) (any, error
 			}
 			return h
 		})
+		page.AddValue(doc.Replay).AddValue(doc.Evidence).AddValue(doc.Timeline)
 		var stats export.SummaryStats
 		body, stats = export.PRSummary(doc, hidden)
 		ext, out["summary"] = ".md", stats
@@ -148,6 +156,7 @@ func (g *Generator) generate(ctx context.Context, c *mcpserver.Call) (any, error
 		json.Indent(&pretty, raw, "", " ")
 		body, ext = pretty.String(), ".har"
 		out["entries"] = len(h.Log.Entries)
+		page.AddValue(h.Log.Entries)
 	}
 	// The generated text passes the egress stage once more: it is built
 	// from redacted values, and this is the last pass before it leaves.
@@ -161,8 +170,8 @@ func (g *Generator) generate(ctx context.Context, c *mcpserver.Call) (any, error
 			return nil, err
 		}
 		out["path"] = path
-		return mcpserver.Result(fmt.Sprintf("%s written to %s (%d bytes)", c.Mode.Name, path, len(body)), out)
+		return mcpserver.PageResult(fmt.Sprintf("%s written to %s (%d bytes)", c.Mode.Name, path, len(body)), out, nil) // the artifact is in the file
 	}
 	out["content"] = body
-	return mcpserver.Result(body, out)
+	return mcpserver.PageResult(body, out, page)
 }
