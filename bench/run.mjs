@@ -1,23 +1,23 @@
 #!/usr/bin/env node
 // End-to-end benchmark: Gasoline vs Playwright MCP vs chrome-devtools-mcp
-// through the official MCP client, on the same pages and the same Debian
-// Chromium. Writes bench/results/<date>-<sha>.md and prints a summary.
+// vs agent-browser through the official MCP client, on the same pages and
+// the same Debian Chromium. Writes bench/results/<date>-<sha>.md and prints a summary.
 // Never a pass/fail test: exit 0 unless the harness itself broke.
 //
-//   node bench/run.mjs [--n 30] [--warm 3] [--only gasoline,playwright,devtools]
+//   node bench/run.mjs [--n 30] [--warm 3] [--only gasoline,playwright,devtools,agentbrowser,rawcdp]
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { performance } from 'node:perf_hooks';
 import { chromiumVersion } from './lib/chromium.mjs';
 import * as gas from './lib/gasoline.mjs';
 import { memory, policyApproved, userRoundTrip } from './lib/gasoline-ops.mjs';
-import { bytes, connect } from './lib/mcp.mjs';
+import { connect, listTools } from './lib/mcp.mjs';
 import { OPS, repeat, runOp, session } from './lib/ops.mjs';
 import { markdown } from './lib/report.mjs';
 import { devtools, gasoline, playwright } from './lib/servers.mjs';
+import { agentBrowser } from './lib/agentbrowser.mjs';
 import { rawcdp } from './lib/rawcdp.mjs';
 import { check, failed, na, ok } from './lib/stats.mjs';
 import { serve } from './lib/static.mjs';
@@ -25,7 +25,7 @@ import { browsers, reap } from './lib/procs.mjs';
 
 const HERE = import.meta.dirname;
 const REPO = path.resolve(HERE, '..');
-const SERVERS = [gasoline, playwright, devtools, rawcdp];
+const SERVERS = [gasoline, playwright, devtools, agentBrowser, rawcdp];
 // REST_MS: when the native host's RSS is read a second time, at rest.
 const REST_MS = 3000;
 
@@ -42,7 +42,7 @@ const log = (...a) => console.error('[bench]', ...a);
 const run = {
   servers: SERVERS.map(({ id, label }) => ({ id, label })),
   rows: [
-    { id: 'init', label: 'spawn → initialize', cells: {} },
+    { id: 'init', label: 'spawn → initialize, warm', cells: {} },
     { id: 'tools_list', label: 'tools/list', cells: {} },
     ...OPS.map(({ id, label }) => ({ id, label, cells: {} })),
   ],
@@ -101,17 +101,12 @@ async function bench(server, ctx) {
     chain = await gas.start({ repo: REPO, tmp: ctx.tmp });
     ctx.cleanup.push(() => chain.stop());
   }
+  // A peer whose daemon outlives its MCP server is closed at the end.
+  if (server.teardown) ctx.cleanup.push(() => server.teardown(ctx.tmp));
   const spec = {
     ...server.spawn({ tmp: ctx.tmp, chain, configPath: ctx.playwrightConfig }),
     logPath: path.join(ctx.tmp, `${server.id}-stderr.log`),
   };
-  log(server.label, 'spawn → initialize');
-  row('init').cells[server.id] = await repeat(ctx.n, ctx.warm, async () => {
-    const c = await connect(spec);
-    check(c.client.getServerVersion()?.name, 'no serverInfo');
-    await c.client.close();
-    return { ms: c.ms };
-  });
   const c = await connect(spec);
   ctx.cleanup.push(() => c.client.close());
   const s = session(server, c.client);
@@ -122,12 +117,10 @@ async function bench(server, ctx) {
     ctx.n,
     ctx.warm,
     async () => {
-      const t0 = performance.now();
-      const tl = await c.client.listTools();
-      const ms = performance.now() - t0;
+      const tl = await listTools(c.client);
       names = tl.tools.map((t) => t.name);
       check(names.length > 0, 'no tools');
-      return { ms, bytes: bytes(tl) };
+      return { ms: tl.ms, bytes: tl.bytes };
     },
   );
   const available = server === gasoline ? await servedModes(s) : new Set(names);
@@ -172,10 +165,24 @@ async function bench(server, ctx) {
       ],
       ['Gasoline stdio relay (gasoline-host --mcp)', m.relay],
     );
+  } else if (server.daemonPid) {
+    run.memory.push(
+      [`${server.label} MCP server`, gas.rssKiB(c.pid)],
+      [`${server.label} daemon`, gas.rssKiB(server.daemonPid(ctx.tmp))],
+    );
   } else {
     run.memory.push([`${server.label} server (node)`, gas.rssKiB(c.pid)]);
   }
-  ctx.browsers = browsers();
+  // Warm: the server's browser (and daemon) already running and done with
+  // the ops, as for a client that starts while others work.
+  log(server.label, 'spawn → initialize, warm');
+  row('init').cells[server.id] = await repeat(ctx.n, ctx.warm, async () => {
+    const x = await connect(spec);
+    check(x.client.getServerVersion()?.name, 'no serverInfo');
+    await x.client.close();
+    return { ms: x.ms };
+  });
+  ctx.browsers = server.browsers ? server.browsers(ctx.tmp) : browsers();
   await c.client.close();
   if (chain) await chain.stop();
 }
@@ -213,6 +220,7 @@ function env(ctx) {
       '@playwright/mcp',
       'playwright-core',
       'chrome-devtools-mcp',
+      'agent-browser',
     ]
       .map((p) => `${p} ${pkg(p)}`)
       .join(', '),

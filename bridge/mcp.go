@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -46,6 +47,17 @@ func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 		return nil, err
 	}
 	s.safe.Register(m)
-	s.mcpHTTP, s.mcpWS = m.HTTPHandler(), m.WSHandler()
+	s.mcpHTTP, s.mcpWS = m.HTTPHandler(), withVersion(s.cfg.Version, m.WSHandler())
 	return m, nil
+}
+
+// withVersion answers the /ws/mcp handshake with the daemon's version
+// (X-Gasoline-Version): the stdio relay dials the daemon state.json names
+// without asking /health first, and uses the connection only when the
+// version is its own (internal/mcprelay).
+func withVersion(v string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Gasoline-Version", v)
+		h.ServeHTTP(w, r)
+	})
 }

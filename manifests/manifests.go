@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"text/template"
 )
 
@@ -26,12 +27,16 @@ const Description = "Gasoline: relays between the Gasoline extension and the loc
 //go:embed com.gasoline.host.json.tmpl
 var templateText string
 
-var tmpl = template.Must(template.New(FileName).Funcs(template.FuncMap{
-	"json": func(v any) (string, error) {
-		b, err := json.Marshal(v)
-		return string(b), err
-	},
-}).Parse(templateText))
+// tmpl is parsed on first use (install, doctor), not at every start of
+// gasoline-host.
+var tmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New(FileName).Funcs(template.FuncMap{
+		"json": func(v any) (string, error) {
+			b, err := json.Marshal(v)
+			return string(b), err
+		},
+	}).Parse(templateText))
+})
 
 // Manifest is a native-messaging host manifest as browsers read it.
 type Manifest struct {
@@ -53,7 +58,7 @@ func Render(path string, origins []string) ([]byte, error) {
 		return nil, errors.New("manifests: no allowed origins")
 	}
 	var b bytes.Buffer
-	err := tmpl.Execute(&b, Manifest{
+	err := tmpl().Execute(&b, Manifest{
 		Name: HostName, Description: Description, Path: path, AllowedOrigins: origins,
 	})
 	if err != nil {

@@ -1,7 +1,8 @@
-# bench-e2e (issue 9): Gasoline side by side with Playwright MCP and
-# chrome-devtools-mcp, end to end through the official MCP client, on the
-# same pages and the same Debian Chromium. Installs bench/'s pinned npm
-# packages (bench/package-lock.json; the product ships no Node), builds
+# bench-e2e (issues 9, 35): Gasoline side by side with Playwright MCP,
+# chrome-devtools-mcp and agent-browser, end to end through the official MCP
+# client, on the same pages and the same Debian Chromium. Installs bench/'s
+# pinned npm packages (bench/package-lock.json; agent-browser's ships its
+# native binaries; the product ships no Node), builds
 # gasoline-host, and writes bench/results/<date>-<sha>.md. Never fails on
 # the numbers; only a broken harness fails it. BENCH_N=5 for a quick look.
 # The lead's `bench` target should depend on bench-e2e.

@@ -27,6 +27,22 @@ export async function connect({ command, args, env, cwd, logPath }) {
   return { client, transport, ms, pid: transport.pid };
 }
 
+// listTools reads every page of tools/list (agent-browser pages by 64);
+// ms and bytes cover all pages.
+export async function listTools(client) {
+  const t0 = performance.now();
+  const tools = [];
+  let size = 0;
+  let cursor;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : undefined);
+    tools.push(...page.tools);
+    size += bytes(page);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return { tools, ms: performance.now() - t0, bytes: size };
+}
+
 export function bytes(value) {
   return Buffer.byteLength(JSON.stringify(value));
 }

@@ -236,17 +236,14 @@ export const OPS = [
     label: 'screenshot',
     uses: ['navigate', 'screenshot'],
     before: (s, ctx) => open(s, `${ctx.origin}/pages/form.html`),
-    async run(s) {
-      const r = await s.op('screenshot');
-      succeeded(r, 'screenshot');
-      const file = /(\/[\w./-]+\.(?:png|jpe?g|webp))/.exec(seen(r))?.[1];
-      check(
-        hasImage(r.result) ||
-          (file && fs.statSync(file, { throwIfNoEntry: false })?.size > 0),
-        'no image inline and no image file',
-      );
-      return r;
-    },
+    run: (s) => screenshot(s),
+  },
+  {
+    id: 'screenshot_plain',
+    label: 'screenshot (nothing to mask)',
+    uses: ['navigate', 'screenshot'],
+    before: (s, ctx) => open(s, `${ctx.origin}/bench/form-plain.html`),
+    run: (s) => screenshot(s),
   },
   {
     id: 'console',
@@ -302,6 +299,19 @@ function snapshotOp(id, label, path, name) {
       return { ...r, text: textBytes(r) };
     },
   };
+}
+
+// screenshot takes one: an image inline, or an image file it names.
+async function screenshot(s) {
+  const r = await s.op('screenshot');
+  succeeded(r, 'screenshot');
+  const file = /(\/[\w./-]+\.(?:png|jpe?g|webp))/.exec(seen(r))?.[1];
+  check(
+    hasImage(r.result) ||
+      (file && fs.statSync(file, { throwIfNoEntry: false })?.size > 0),
+    'no image inline and no image file',
+  );
+  return r;
 }
 
 // listed reads the console or the network list; it must hold want.

@@ -20,10 +20,11 @@ function table() {
 }
 
 // browsers lists the Chromium browser processes (not renderers, GPU, …)
-// descending from this process.
-export function browsers() {
+// descending from root (this process by default; a peer's detached daemon
+// otherwise).
+export function browsers(root = process.pid) {
   const procs = table();
-  const mine = new Set([process.pid]);
+  const mine = new Set([root]);
   for (let grew = true; grew;) {
     grew = false;
     for (const p of procs) {

@@ -200,6 +200,85 @@ function issue19(run) {
   return lines.join('\n');
 }
 
+// ISSUE35 lists the rows of issue 35's table: op id, field, label, and the
+// issue's own target for Gasoline (ms, or bytes for the snapshot text).
+const ISSUE35 = [
+  ['init', 'p50', 'spawn → initialize, warm', 6],
+  ['snapshot_form', 'p50', 'snapshot, small form page', 4],
+  ['console', 'p50', 'console messages', 1.2],
+  ['network', 'p50', 'network list', 1.2],
+  [
+    'screenshot',
+    'p50',
+    'screenshot, viewport PNG (form: a password field, masked)',
+    null,
+  ],
+  ['screenshot_plain', 'p50', 'screenshot, a page with nothing to mask', null],
+  ['snapshot_large', 'text', 'snapshot text, ~3,000-element page', null],
+  ['snapshot_large', 'p50', 'snapshot time, same page', 60],
+  ['click', 'p50', 'click by ref', 10],
+  ['type', 'p50', 'type', null],
+  ['evaluate', 'p50', 'evaluate `1+1`', 2],
+];
+
+// issue35 is issue 35's table from this run: every MCP peer beside
+// Gasoline, the best peer, and whether Gasoline is at or ahead of it (raw
+// CDP is a floor, not a peer).
+function issue35(run) {
+  const order = ['rawcdp', 'playwright', 'devtools', 'agentbrowser'];
+  const cols = order
+    .map((id) => run.servers.find((s) => s.id === id))
+    .filter(Boolean);
+  const peers = cols.filter((s) => s.id !== 'rawcdp');
+  const head = [
+    'op',
+    ...cols.map((s) => s.label),
+    'Gasoline',
+    'best peer',
+    'Gasoline ≤ best peer',
+    'issue target',
+  ];
+  const lines = [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => ' --- ').join('|')}|`,
+  ];
+  for (const [id, f, label, target] of ISSUE35) {
+    const row = run.rows.find((r) => r.id === id);
+    const v = (sid) => {
+      const r = row?.cells[sid];
+      return r?.status === 'ok' && r[f] != null ? r[f] : null;
+    };
+    const fmt = (sid) => {
+      const x = v(sid);
+      if (x == null) return shown(row?.cells[sid]);
+      return f === 'text' ? kib(x) : ms(x);
+    };
+    const best = peers
+      .filter((p) => v(p.id) != null)
+      .sort((a, b) => v(a.id) - v(b.id))[0];
+    const g = v('gasoline');
+    const met =
+      best == null || g == null ? '–' : g <= v(best.id) ? 'yes' : '**no**';
+    const tgt =
+      target == null
+        ? f === 'text'
+          ? '≤ agent-browser'
+          : '≤ every peer'
+        : `≤ ${target} ms${g == null ? '' : g <= target ? ' (met)' : ' (**not met**)'}`;
+    lines.push(
+      `| ${[
+        label,
+        ...cols.map((s) => fmt(s.id)),
+        fmt('gasoline'),
+        best ? `${best.label} ${fmt(best.id)}` : '–',
+        met,
+        tgt,
+      ].join(' | ')} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
 const shown = (r) =>
   r?.status === 'failed' ? 'FAILED' : r?.status === 'na' ? 'n/a' : '–';
 
@@ -231,7 +310,7 @@ export function markdown(run) {
   return `# End-to-end MCP benchmark — ${e.date} (${e.sha})
 
 Gasoline (\`gasoline-host --mcp\`, extension in headless Chromium) side by side with
-Playwright MCP and chrome-devtools-mcp on the same pages and the same browser binary, through the
+Playwright MCP, chrome-devtools-mcp and agent-browser on the same pages and the same browser binary, through the
 official MCP client over stdio. N = ${e.n} per op after ${e.warm} warm-up calls; every call is
 verified (see bench/README.md). Cells are p50 / p95 in ms; ratios are Gasoline p50 ÷ peer p50
 (< 1 means Gasoline is faster or smaller).
@@ -261,6 +340,12 @@ ${extras(run)}
 ## Memory (after all ops; browsers not counted)
 
 ${memory(run)}
+
+## Issue 35: every row beside the best peer
+
+p50 in ms (the snapshot text: its text content's size), from the tables above.
+
+${issue35(run)}
 
 ## Goals (issue 19)
 

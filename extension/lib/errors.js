@@ -69,6 +69,8 @@ export function restrictedPage(tabId, reason) {
   return new ProtocolError(
     'restricted_page',
     debugging(`it shows ${reason}`)(`tab ${tabId}`),
+    undefined,
+    { tab_id: tabId },
   );
 }
 
@@ -132,8 +134,11 @@ export function errorText(err) {
   return String(err);
 }
 
+// A refused tab's error carries its tab_id: the daemon adds the agent's
+// advice (close_tab, or another tab: internal/tools/link.go) from the code
+// and that field, never from these words.
 const debugging = (why) => (tab) =>
-  `Chrome will not let extensions debug ${tab}: ${why}; use a tab with a web page`;
+  `Chrome will not let extensions debug ${tab}: ${why}`;
 
 // Each entry: the pattern of Chrome's text, and the message (without
 // Chrome's text, which is appended) given the match and "tab N".
@@ -160,6 +165,7 @@ const RESTRICTED = [
   },
   {
     re: /Cannot (?:create|navigate to|open) .*?\b([a-z][\w-]*):\/\//i,
+    opens: true,
     say: (m) => () =>
       `Chrome does not let extensions open ${m[1].toLowerCase()}:// pages; use a web page URL`,
   },
@@ -179,11 +185,13 @@ export function mapChromeError(err, ctx = {}) {
   if (err instanceof ProtocolError) return err;
   const text = errorText(err);
   const tab = ctx.tabId === undefined ? 'the tab' : `tab ${ctx.tabId}`;
-  for (const { re, say } of RESTRICTED) {
+  for (const { re, say, opens } of RESTRICTED) {
     const m = text.match(re);
     if (m) {
       const message = `${say(m)(tab)} (Chrome said: ${text})`;
-      return new ProtocolError('restricted_page', message);
+      const extra =
+        opens || ctx.tabId === undefined ? undefined : { tab_id: ctx.tabId };
+      return new ProtocolError('restricted_page', message, undefined, extra);
     }
   }
   if (TAB_CLOSED.test(text)) {

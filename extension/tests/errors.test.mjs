@@ -5,6 +5,7 @@ import {
   ProtocolError,
   asProtocolError,
   mapChromeError,
+  restrictedPage,
 } from '../lib/errors.js';
 
 test('maps Chrome error text to protocol codes', () => {
@@ -61,6 +62,18 @@ test("restricted_page keeps Chrome's text for the record", () => {
   const got = mapChromeError('Cannot access a chrome:// URL', { tabId: 3 });
   assert.match(got.message, /tab 3/);
   assert.match(got.message, /Chrome said: Cannot access a chrome:\/\/ URL/);
+});
+
+test('a refused tab carries its tab_id, from which the daemon advises agents', () => {
+  // internal/tools/link.go names close_tab from the code and tab_id.
+  assert.equal(restrictedPage(3, "an extension's page").toJSON().tab_id, 3);
+  const got = mapChromeError('Cannot attach to this target.', { tabId: 3 });
+  assert.equal(got.toJSON().tab_id, 3);
+  assert.match(got.message, /^Chrome will not let extensions debug tab 3: .* \(Chrome said: /);
+  // Opening a URL Chrome refuses is not about a tab: no tab_id.
+  const open = mapChromeError('Cannot navigate to chrome://settings', { tabId: 3 });
+  assert.equal(open.code, 'restricted_page');
+  assert.equal(open.toJSON().tab_id, undefined);
 });
 
 test('ProtocolError has the wire shape', () => {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
@@ -27,8 +28,11 @@ var pageJS string
 var formsJS string
 
 // helpersJS installs the shared visibility and sensitive-element tests,
-// then the helpers.
-var helpersJS = visible.JS + ";\n" + sensitive.JS + ";\n" + pageJS + ";\n" + formsJS
+// then the helpers; put together on first use, not at every start of
+// gasoline-host (tens of kilobytes the relays never need).
+var helpersJS = sync.OnceValue(func() string {
+	return visible.JS() + ";\n" + sensitive.JS + ";\n" + pageJS + ";\n" + formsJS
+})
 
 // worldName is Gasoline's isolated world (the snapshot walker's too).
 const worldName = "gasoline"
@@ -99,7 +103,7 @@ func (a *act) world(ctx context.Context, sid string, frame cdproto.FrameID) (run
 		}
 		return 0, "", fmt.Errorf("creating the isolated world: %w", err)
 	}
-	res, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: helpersJS + a.setMaskJS(), ContextID: w.ExecutionContextID, Silent: &no})
+	res, err := cdproto.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: helpersJS() + a.setMaskJS(), ContextID: w.ExecutionContextID, Silent: &no})
 	if err != nil {
 		return 0, "", fmt.Errorf("installing the page helpers: %w", err)
 	}

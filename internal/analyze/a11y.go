@@ -150,7 +150,7 @@ func (a *Analyzer) accessibility(ctx context.Context, c *mcpserver.Call) (any, e
 		return nil, err
 	}
 	r.Listed = listNodes(r.Violations, limitOf(c, 100, 1000))
-	return result(a11yText(r), r)
+	return pageResult(a11yText(r), r, r.page())
 }
 
 // listNodes cuts the element lists to limit elements in all, worst rule

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/capture"
@@ -50,28 +51,38 @@ type ClustersReport struct {
 	Missed int `json:"missed,omitempty"`
 }
 
+// The expressions that take the variable parts out of a message, compiled
+// on first use (lazyRE).
 var (
-	reURL    = regexp.MustCompile(`\b[a-z][a-z0-9+.-]*://[^\s'"<>)]+`)
-	reQuoted = regexp.MustCompile(`'[^']*'|"[^"]*"|` + "`[^`]*`")
-	reUUID   = regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
-	reHex    = regexp.MustCompile(`(?i)\b(0x)?[0-9a-f]*[0-9][0-9a-f]*\b`)
-	reNum    = regexp.MustCompile(`\d+(\.\d+)?`)
-	reSpaces = regexp.MustCompile(`\s+`)
+	reURL    = lazyRE(`\b[a-z][a-z0-9+.-]*://[^\s'"<>)]+`)
+	reQuoted = lazyRE(`'[^']*'|"[^"]*"|` + "`[^`]*`")
+	reUUID   = lazyRE(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`)
+	reHex    = lazyRE(`(?i)\b(0x)?[0-9a-f]*[0-9][0-9a-f]*\b`)
+	reNum    = lazyRE(`\d+(\.\d+)?`)
+	reSpaces = lazyRE(`\s+`)
 )
+
+// lazyRE compiles expr on first use rather than when gasoline-host starts:
+// every mode is one binary, and the ones that never analyze (the stdio
+// relay, on an agent's clock, and the native host) would compile it at
+// each start.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // normalize takes the variable parts out of an error message.
 func normalize(msg string) string {
-	s := reURL.ReplaceAllString(msg, "<url>")
-	s = reQuoted.ReplaceAllString(s, "<str>")
-	s = reUUID.ReplaceAllString(s, "<id>")
-	s = reHex.ReplaceAllStringFunc(s, func(m string) string {
+	s := reURL().ReplaceAllString(msg, "<url>")
+	s = reQuoted().ReplaceAllString(s, "<str>")
+	s = reUUID().ReplaceAllString(s, "<id>")
+	s = reHex().ReplaceAllStringFunc(s, func(m string) string {
 		if len(m) >= 6 || strings.HasPrefix(strings.ToLower(m), "0x") {
 			return "<id>"
 		}
 		return m
 	})
-	s = reNum.ReplaceAllString(s, "<n>")
-	return strings.TrimSpace(reSpaces.ReplaceAllString(s, " "))
+	s = reNum().ReplaceAllString(s, "<n>")
+	return strings.TrimSpace(reSpaces().ReplaceAllString(s, " "))
 }
 
 // pathPattern is a URL's path with its numeric and id segments
@@ -85,7 +96,7 @@ func pathPattern(u string) string {
 	for i, s := range segs {
 		switch {
 		case s == "":
-		case reUUID.MatchString(s):
+		case reUUID().MatchString(s):
 			segs[i] = "<id>"
 		case strings.Trim(s, "0123456789") == "":
 			segs[i] = "<n>"
@@ -103,7 +114,7 @@ func (a *Analyzer) errorClusters(_ context.Context, c *mcpserver.Call) (any, err
 	if l := limitOf(c, 100, 1000); len(r.Clusters) > l {
 		r.Clusters = r.Clusters[:l]
 	}
-	return result(clustersText(r), r)
+	return pageResult(clustersText(r), r, r.page())
 }
 
 // clusters groups the tab's errors and failed requests.

@@ -79,7 +79,7 @@ func (a *Analyzer) dom(ctx context.Context, c *mcpserver.Call) (any, error) {
 	for i := range r.Nodes {
 		r.Nodes[i].Ref = a.ref(p.tab, r.Nodes[i].Ref)
 	}
-	return result(domText(&r, cmp.Or(c.Args.Depth, defaultDOMDepth)), r)
+	return pageResult(domText(&r, cmp.Or(c.Args.Depth, defaultDOMDepth)), r, r.page())
 }
 
 // rootRef checks that ref addresses an element of the tab's latest

@@ -99,7 +99,7 @@ func (a *Analyzer) forms(ctx context.Context, c *mcpserver.Call) (any, error) {
 			f.Buttons[j].Ref = a.ref(p.tab, f.Buttons[j].Ref)
 		}
 	}
-	return result(formsText(&r), r)
+	return pageResult(formsText(&r), r, r.page())
 }
 
 // fieldIssues are a field's problems a person filling the form meets.

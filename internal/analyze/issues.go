@@ -96,7 +96,7 @@ func (a *Analyzer) pageIssues(ctx context.Context, c *mcpserver.Call) (any, erro
 	if l := limitOf(c, 100, 1000); len(r.Issues) > l {
 		r.Issues = r.Issues[:l]
 	}
-	return result(issuesText(r), r)
+	return pageResult(issuesText(r), r, r.page())
 }
 
 // skippable records a part that could not run for a reason the other

@@ -132,7 +132,7 @@ func (a *Analyzer) linkHealth(ctx context.Context, c *mcpserver.Call) (any, erro
 	}
 	order := map[string]int{LinkBroken: 0, LinkRestricted: 1, LinkRedirect: 2, LinkLimited: 3, LinkUnchecked: 4, LinkSkipped: 5, LinkOK: 6}
 	sort.SliceStable(r.Links, func(i, j int) bool { return order[r.Links[i].State] < order[r.Links[j].State] })
-	return result(linksText(r), r)
+	return pageResult(linksText(r), r, r.page())
 }
 
 // targets merges the page's links by URL (without fragment, except for

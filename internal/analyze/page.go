@@ -28,11 +28,11 @@ import (
 //go:embed visible.js
 var visibleAdapterJS string
 
-// VisibleJS declares visible(el), textVisible(node) and textOf(root, max)
+// visibleJS declares visible(el), textVisible(node) and textOf(root, max)
 // over internal/visible, Gasoline's one in-page test of what a person can
 // see: everything else is dropped from answers and counted
-// (hidden_dropped).
-var VisibleJS = visible.JS + "\n" + visibleAdapterJS
+// (hidden_dropped). Put together with the scripts, on first use.
+func visibleJS() string { return visible.JS() + "\n" + visibleAdapterJS }
 
 //go:embed page.js
 var helpersJS string
@@ -45,7 +45,7 @@ var helpersJS string
 // native-messaging relay, --mcp) would otherwise hold from start.
 func script(body string) func() string {
 	return sync.OnceValue(func() string {
-		return "function (opts, mask) {\nconst MASK = mask || [];\n" + sensitive.JS + "\n" + snapshot.RefOfJS + "\n" + VisibleJS + "\n" + helpersJS +
+		return "function (opts, mask) {\nconst MASK = mask || [];\n" + sensitive.JS + "\n" + snapshot.RefOfJS + "\n" + visibleJS() + "\n" + helpersJS +
 			"\nconst __r = (" + body + ")(opts);\n" +
 			"const __h = () => ({hidden_dropped: H.dropped, hidden_reasons: H.why});\n" +
 			"return __r instanceof Promise ? __r.then((v) => Object.assign(v, __h())) : Object.assign(__r, __h());\n}"

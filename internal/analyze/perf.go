@@ -138,7 +138,7 @@ func (a *Analyzer) performance(ctx context.Context, c *mcpserver.Call) (any, err
 			}
 		}
 	}
-	return result(perfText(&r), r)
+	return pageResult(perfText(&r), r, r.page())
 }
 
 // longTasks summarizes [start, duration] pairs.

@@ -218,10 +218,10 @@ func (a *Analyzer) sarif(ctx context.Context, c *mcpserver.Call) (any, error) {
 		ans.Results += len(v.Nodes)
 	}
 	if !c.Args.ToFile && len(body) <= maxInlineSARIF {
-		return result(body, ans)
+		return pageResult(body, ans, r.page())
 	}
 	if ans.Path, err = export.Save(a.cfg.Dir, "sarif", ".sarif", []byte(body)); err != nil {
 		return nil, err
 	}
-	return result(fmt.Sprintf("SARIF 2.1.0 log of %d result(s) for %d WCAG %s rule(s) written to %s (%d bytes)", ans.Results, ans.Rules, ans.Level, ans.Path, ans.Bytes), ans)
+	return pageResult(fmt.Sprintf("SARIF 2.1.0 log of %d result(s) for %d WCAG %s rule(s) written to %s (%d bytes)", ans.Results, ans.Rules, ans.Level, ans.Path, ans.Bytes), ans, nil) // no page text: the log is in the file
 }

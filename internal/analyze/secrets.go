@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -14,12 +13,12 @@ import (
 // secret key names, the same user patterns. Only a key's name and the
 // class of secret are ever reported, never the value.
 
-var markerRE = regexp.MustCompile(`\[REDACTED:([a-z0-9_]+)\]`)
+var markerRE = lazyRE(`\[REDACTED:([a-z0-9_]+)\]`)
 
 // standIn stands for a marker while a URL is parsed.
 const standIn = "GASOLINExREDACTEDx"
 
-var standInRE = regexp.MustCompile(standIn + `([a-z0-9_]+)` + standIn)
+var standInRE = lazyRE(standIn + `([a-z0-9_]+)` + standIn)
 
 // secretClass returns the class of secret the engine finds in value under
 // key (a storage item, a cookie name with a probe value), or "".
@@ -66,13 +65,13 @@ func urlSecrets(e *redact.Engine, u string) ([]urlSecret, string) {
 	}
 	// A marker is not valid in every part of a URL (userinfo): parse with
 	// a stand-in that is.
-	p, err := url.Parse(markerRE.ReplaceAllString(red, standIn+"${1}"+standIn))
+	p, err := url.Parse(markerRE().ReplaceAllString(red, standIn+"${1}"+standIn))
 	if err != nil {
 		return []urlSecret{{Key: "(url)", Class: "unparsable"}}, "(a URL that does not parse)"
 	}
 	var out []urlSecret
 	add := func(key, s string) {
-		for _, m := range standInRE.FindAllStringSubmatch(s, -1) {
+		for _, m := range standInRE().FindAllStringSubmatch(s, -1) {
 			out = append(out, urlSecret{Key: key, Class: m[1]})
 		}
 	}
@@ -91,7 +90,7 @@ func urlSecrets(e *redact.Engine, u string) ([]urlSecret, string) {
 			add(k, strings.Join(q[k], " "))
 		}
 	}
-	where := p.Scheme + "://" + p.Host + standInRE.ReplaceAllString(p.Path, "[REDACTED:$1]")
+	where := p.Scheme + "://" + p.Host + standInRE().ReplaceAllString(p.Path, "[REDACTED:$1]")
 	if p.RawQuery != "" {
 		where += "?…"
 	}

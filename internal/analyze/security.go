@@ -84,7 +84,7 @@ func (a *Analyzer) securityAudit(ctx context.Context, c *mcpserver.Call) (any, e
 	if err != nil {
 		return nil, err
 	}
-	return result(securityText(r), r)
+	return pageResult(securityText(r), r, r.page())
 }
 
 // security runs the audit on the call's tab.

@@ -119,7 +119,7 @@ func (a *Analyzer) pageSummary(ctx context.Context, c *mcpserver.Call) (any, err
 	if s.Description != "" {
 		s.NotVisible = []string{"description"}
 	}
-	return result(summaryText(s), s)
+	return pageResult(summaryText(s), s, s.page())
 }
 
 // summarize reads the outline, landmarks, controls and counts from a

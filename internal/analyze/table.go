@@ -56,7 +56,7 @@ func (a *Analyzer) dataTable(ctx context.Context, c *mcpserver.Call) (any, error
 	for i := range r.Tables {
 		r.Tables[i].Ref = a.ref(p.tab, r.Tables[i].Ref)
 	}
-	return result(tablesText(&r), r)
+	return pageResult(tablesText(&r), r, r.page())
 }
 
 func tablesText(r *TablesReport) string {

@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/chromedp/cdproto/page"
@@ -62,7 +61,7 @@ type Box struct {
 	Pixels int `json:"changed_pixels"`
 }
 
-var baselineName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+var baselineName = lazyRE(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // colourThreshold is pixelmatch's per-pixel YIQ threshold (its default):
 // smaller counts fainter changes.
@@ -76,7 +75,7 @@ func (a *Analyzer) visualDiff(ctx context.Context, c *mcpserver.Call) (any, erro
 	ctx, cancel := c.Budget(ctx)
 	defer cancel()
 	name := strings.TrimSuffix(c.Args.Baseline, ".png")
-	if !baselineName.MatchString(name) {
+	if !baselineName().MatchString(name) {
 		return nil, invalid(c, "baseline must be a name of 1 to 64 letters, digits, '.', '_' or '-' (baselines live under the state directory's baselines/), got %q", c.Args.Baseline)
 	}
 	var threshold float64
@@ -105,7 +104,7 @@ func (a *Analyzer) visualDiff(ctx context.Context, c *mcpserver.Call) (any, erro
 			return nil, err
 		}
 		r.Stored = true
-		return result(fmt.Sprintf("tab %d: baseline %q stored (%dx%d) at %s; call again with the same baseline to compare", r.TabID, name, r.Width, r.Height, r.BaselinePath), r)
+		return pageResult(fmt.Sprintf("tab %d: baseline %q stored (%dx%d) at %s; call again with the same baseline to compare", r.TabID, name, r.Width, r.Height, r.BaselinePath), r, nil) // Gasoline's words and the agent's baseline name
 	}
 	if err != nil {
 		return nil, fmt.Errorf("analyze: reading baseline %s: %w", r.BaselinePath, err)
@@ -126,7 +125,7 @@ func (a *Analyzer) visualDiff(ctx context.Context, c *mcpserver.Call) (any, erro
 	if err := writeFile(filepath.Dir(r.DiffPath), r.DiffPath, enc.Bytes()); err != nil {
 		return nil, err
 	}
-	return result(visualText(&r), r)
+	return pageResult(visualText(&r), r, nil) // pixels and paths: no page text
 }
 
 // compare diffs cur against base into r and returns the diff image.

@@ -17,6 +17,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 //go:embed inline.js
@@ -90,7 +91,9 @@ func generate(ctx context.Context, cfg Config, c *mcpserver.Call) (any, error) {
 	for _, n := range p.Notes {
 		b.WriteString("\n- " + n)
 	}
-	return mcpserver.Result(b.String(), res)
+	// The page text is the page's address and the sources the policy
+	// names (the page's requests'); the rest is Gasoline's words.
+	return mcpserver.PageResult(b.String(), res, new(untrusted.Page).Add(in.PageURL, p.Value))
 }
 
 func or(s, def string) string {

@@ -149,14 +149,15 @@ func TestE2EAnalyzeDataTable(t *testing.T) {
 }
 
 // TestE2EAnalyzeDOM: a subtree with attributes, bounded by depth and
-// limit, through an open shadow root, hidden text dropped; a ref from the
+// limit, through an open shadow root, hidden text dropped, attributes no
+// person sees (data-*) printed apart as not visible; a ref from the
 // latest snapshot is a root, a stale one is refused naming its element.
 func TestE2EAnalyzeDOM(t *testing.T) {
 	x := startAnalyze(t, "analyze-dom", ChainOptions{})
 	x.page("/pages/analyze/table.html")
 	a := x.analyze("dom", map[string]any{"selector": "#card"})
 	want := strings.Join([]string{
-		`<section id="card" class="card" data-id="7">`,
+		`<section id="card" class="card"> [not visible: data-id="7"]`,
 		`  <h2>`,
 		`    "Title"`,
 		`  <p>`,
@@ -180,7 +181,7 @@ func TestE2EAnalyzeDOM(t *testing.T) {
 	a = x.analyze("dom", map[string]any{"selector": "#card", "depth": 2})
 	_, tree, _ = strings.Cut(a.Page, "\n")
 	assert.Equal(t, strings.Join([]string{
-		`<section id="card" class="card" data-id="7">`,
+		`<section id="card" class="card"> [not visible: data-id="7"]`,
 		`  <h2>`,
 		`  <p>`,
 		`  <input type="password" name="pw" value="••••">`,

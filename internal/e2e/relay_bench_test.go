@@ -86,10 +86,21 @@ func BenchmarkE2ERelayOverhead(b *testing.B) {
 
 // BenchmarkE2EScreenshot times observe screenshot over MCP (the whole
 // path: dispatcher, relay, capture, masking, image content) for PNG and
-// JPEG, in the agent's background tab and once the tab is shown.
+// JPEG, in the agent's background tab and once the tab is shown, on a page
+// with nothing to mask (watched, not painted) and on one with three
+// sensitive fields (painted).
 func BenchmarkE2EScreenshot(b *testing.B) {
 	r := startRelay(b, ChainOptions{})
 	a := r.client(b, "bench")
+	pay := a.newTab(r.url("pages/secrets/pay.html"))
+	b.Run("masked/png", func(b *testing.B) {
+		args := map[string]any{"what": "screenshot", "tab_id": pay}
+		var lat latencies
+		for b.Loop() {
+			lat.time(func() error { a.ok("observe", args); return nil })
+		}
+		lat.report(b)
+	})
 	tab := a.newTab(r.url("pages/relay/vitals.html"))
 	for _, vis := range []string{"hidden", "visible"} {
 		if vis == "visible" {

@@ -167,7 +167,12 @@ func without(list []string, drop ...string) []string {
 var ordinaryDrops = map[string][]string{
 	"pages/form.html":          {"visibility: Hidden by visibility"},
 	"pages/large.html":         {"clipped: We never share your address."},
-	"pages/analyze/table.html": {"off-page: OFFPAGE"}, // planted for analyze data_table
+	"pages/analyze/table.html": {"off-page: OFFPAGE"},                // planted for analyze data_table
+	"bench:form-plain.html":    {"visibility: Hidden by visibility"}, // form.html less its password field
+	// An open menu, opaque white, painted over the heading and both links
+	// (a screenshot shows "Menu item" alone); a transparent one hides
+	// nothing, and nothing is dropped then.
+	"pages/actions/covered-link.html": {"covered: Links", "covered: Docs link", "covered: and", "covered: More"},
 }
 
 // hiddenJS lists the text runs the shared visibility test drops on the
@@ -248,7 +253,7 @@ func TestE2EUntrustedOrdinaryPages(t *testing.T) {
 			}
 		}
 		var drops []string // the test's own probe, through the harness's CDP: no agent call (execute_js refuses a script this long)
-		x.hand(t, tab).eval(visible.JS+hiddenJS, &drops)
+		x.hand(t, tab).eval(visible.JS()+hiddenJS, &drops)
 		unexpected := slices.DeleteFunc(slices.Clone(drops), func(d string) bool { return slices.Contains(ordinaryDrops[p], d) })
 		passages += n
 		flagged += len(flags)

@@ -263,7 +263,7 @@ func StableSelector(selector, target string) string {
 		return selector
 	}
 	role, name, ok := parseTarget(target)
-	if !ok || !ariaRoles[role] {
+	if !ok || !ariaRoles()[role] {
 		return ""
 	}
 	if name == "" {
@@ -276,18 +276,20 @@ func StableSelector(selector, target string) string {
 	return "role=" + role + `[name="` + strings.ReplaceAll(strings.ReplaceAll(name, `\`, `\\`), `"`, `\"`) + `"` + flag + "]"
 }
 
-var ariaRoles = map[string]bool{}
-
-func init() {
+// ariaRoles are the roles a Playwright role locator takes, built on first
+// use.
+var ariaRoles = sync.OnceValue(func() map[string]bool {
+	roles := map[string]bool{}
 	for _, r := range strings.Fields(`alert alertdialog application article banner blockquote button caption cell checkbox
 		code columnheader combobox complementary contentinfo definition deletion dialog directory document emphasis feed
 		figure form generic grid gridcell group heading img insertion link list listbox listitem log main marquee math
 		menu menubar menuitem menuitemcheckbox menuitemradio meter navigation note option paragraph progressbar radio
 		radiogroup region row rowgroup rowheader scrollbar search searchbox separator slider spinbutton status strong
 		subscript superscript switch tab table tablist tabpanel term textbox time timer toolbar tooltip tree treegrid treeitem`) {
-		ariaRoles[r] = true
+		roles[r] = true
 	}
-}
+	return roles
+})
 
 // parseTarget reads `role "name"` (the actions engine's element
 // description); a trailing " in frame …" is dropped.

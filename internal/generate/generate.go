@@ -24,6 +24,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/session"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // Config configures a Generator. Every field is required.
@@ -111,6 +112,10 @@ func (g *Generator) script(render func(export.Document, *tools.Args) (body, ext 
 			return nil, &tools.Error{Code: "nothing_recorded", Message: "this session has recorded no actions yet; drive the page with interact (navigate, click, type …), then generate again"}
 		}
 		body, ext := render(doc, &c.Args)
+		// page is what the artifact took from pages (the recorded
+		// actions' selectors, targets, typed text and URLs); the code
+		// around it is Gasoline's template (deliver).
+		page := new(untrusted.Page).AddValue(doc.Replay)
 		replayable := 0
 		for _, a := range doc.Replay.Actions {
 			if export.Replayable(a) {
@@ -122,7 +127,7 @@ func (g *Generator) script(render func(export.Document, *tools.Args) (body, ext 
 		if n := len(doc.Replay.Actions); n > 0 {
 			out["next_cursor"] = strconv.Itoa(doc.Replay.Actions[n-1].Seq)
 		}
-		return g.deliver(c, body, ext, out)
+		return g.deliver(c, body, ext, out, page)
 	}
 }
 
@@ -140,8 +145,9 @@ func (g *Generator) prSummary(ctx context.Context, c *mcpserver.Call) (any, erro
 		}
 		return h
 	})
+	page := new(untrusted.Page).AddValue(doc.Replay).AddValue(doc.Evidence).AddValue(doc.Timeline)
 	body, stats := export.PRSummary(doc, hidden)
-	return g.deliver(c, body, ".md", map[string]any{"what": c.Mode.Name, "summary": stats})
+	return g.deliver(c, body, ".md", map[string]any{"what": c.Mode.Name, "summary": stats}, page)
 }
 
 // har serves har: HAR 1.2 of the tab's captured traffic, redacted.
@@ -163,13 +169,15 @@ func (g *Generator) har(ctx context.Context, c *mcpserver.Call) (any, error) {
 	}
 	var pretty bytes.Buffer
 	json.Indent(&pretty, raw, "", " ")
-	return g.deliver(c, pretty.String(), ".har", map[string]any{"what": c.Mode.Name, "entries": len(h.Log.Entries)})
+	return g.deliver(c, pretty.String(), ".har", map[string]any{"what": c.Mode.Name, "entries": len(h.Log.Entries)}, new(untrusted.Page).AddValue(h.Log.Entries))
 }
 
 // deliver passes the generated text through the egress stage once more
 // (it is built from redacted values, and this is the last pass before it
-// leaves) and answers with it, or writes it to a file (to_file).
-func (g *Generator) deliver(c *mcpserver.Call, body, ext string, out map[string]any) (any, error) {
+// leaves) and answers with it, or writes it to a file (to_file). page is
+// what the artifact took from pages: the instruction scanner reads only
+// that (mcpserver.PageResult), not Gasoline's template around it.
+func (g *Generator) deliver(c *mcpserver.Call, body, ext string, out map[string]any, page *untrusted.Page) (any, error) {
 	body, err := g.cfg.Egress.Text(c.Session.ID(), body)
 	if err != nil {
 		return nil, &tools.Error{Code: "redaction_failed", Message: "the output was blocked by redaction: " + err.Error()}
@@ -180,8 +188,8 @@ func (g *Generator) deliver(c *mcpserver.Call, body, ext string, out map[string]
 			return nil, err
 		}
 		out["path"] = path
-		return mcpserver.Result(fmt.Sprintf("%s written to %s (%d bytes)", c.Mode.Name, path, len(body)), out)
+		return mcpserver.PageResult(fmt.Sprintf("%s written to %s (%d bytes)", c.Mode.Name, path, len(body)), out, nil) // the artifact is in the file
 	}
 	out["content"] = body
-	return mcpserver.Result(body, out)
+	return mcpserver.PageResult(body, out, page)
 }

@@ -65,6 +65,27 @@ type Health struct {
 }
 
 func (o *Options) fill() error {
+	if err := o.fillPlace(); err != nil {
+		return err
+	}
+	var err error
+	if o.Exe == "" {
+		if o.Exe, err = os.Executable(); err != nil {
+			return fmt.Errorf("launcher: locating own binary: %w", err)
+		}
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 15 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+// fillPlace fills where the daemon is: its state directory, port and
+// version.
+func (o *Options) fillPlace() error {
 	var err error
 	if o.Dir == "" {
 		if o.Dir, err = state.Dir(); err != nil {
@@ -78,17 +99,6 @@ func (o *Options) fill() error {
 	}
 	if o.Version == "" {
 		o.Version = version.Version
-	}
-	if o.Exe == "" {
-		if o.Exe, err = os.Executable(); err != nil {
-			return fmt.Errorf("launcher: locating own binary: %w", err)
-		}
-	}
-	if o.Timeout == 0 {
-		o.Timeout = 15 * time.Second
-	}
-	if o.Logger == nil {
-		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return nil
 }

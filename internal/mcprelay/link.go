@@ -16,11 +16,13 @@ import (
 )
 
 // Handshake headers of /ws/mcp (mcpserver.HeaderSession, HeaderResumed,
-// HeaderResumeKey).
+// HeaderResumeKey); headerVersion goes both ways: the relay's version, and
+// the daemon's in its answer (bridge).
 const (
 	headerSession   = "X-Gasoline-Session"
 	headerResumed   = "X-Gasoline-Resumed"
 	headerResumeKey = "X-Gasoline-Resume-Key"
+	headerVersion   = "X-Gasoline-Version"
 )
 
 // closeSessionEnd tells the daemon the client ended the session
@@ -35,6 +37,7 @@ type link struct {
 	session string
 	key     string // the resume key of a new session ("" when resumed)
 	resumed bool
+	version string // the daemon's, from its answer ("" from a daemon that does not say)
 
 	msgs chan []byte
 	done chan error    // receives the read error once
@@ -51,7 +54,7 @@ func dial(ctx context.Context, d launcher.Daemon, hint resume, timeout time.Dura
 	}
 	hdr := http.Header{}
 	hdr.Set("Authorization", "Bearer "+tok)
-	hdr.Set("X-Gasoline-Version", version.Version)
+	hdr.Set(headerVersion, version.Version)
 	if hint.id != "" && hint.key != "" {
 		hdr.Set(headerSession, hint.id)
 		hdr.Set(headerResumeKey, hint.key)
@@ -65,7 +68,8 @@ func dial(ctx context.Context, d launcher.Daemon, hint resume, timeout time.Dura
 	c.SetReadLimit(MaxMessage)
 	l := &link{
 		c: c, session: resp.Header.Get(headerSession), key: resp.Header.Get(headerResumeKey), resumed: resp.Header.Get(headerResumed) == "true",
-		msgs: make(chan []byte), done: make(chan error, 1), stop: make(chan struct{}),
+		version: resp.Header.Get(headerVersion),
+		msgs:    make(chan []byte), done: make(chan error, 1), stop: make(chan struct{}),
 	}
 	l.wg.Add(1)
 	go l.read()

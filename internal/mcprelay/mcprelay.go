@@ -39,6 +39,7 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		Ensure: func(ctx context.Context) (launcher.Daemon, error) {
 			return launcher.Ensure(ctx, launcher.Options{Logger: log})
 		},
+		Known: func() (launcher.Daemon, bool) { return launcher.Known(launcher.Options{}) },
 	})
 }
 
@@ -49,6 +50,11 @@ type Config struct {
 	// Ensure returns a reachable daemon, starting one if needed
 	// (launcher.Ensure in production).
 	Ensure func(ctx context.Context) (launcher.Daemon, error)
+	// Known, when set, names the daemon the state says runs (launcher.Known),
+	// for the first connection: dialled at once, it is used when it
+	// answers as a daemon of this version, and Ensure runs otherwise. It
+	// saves the /health round trip at every start.
+	Known func() (launcher.Daemon, bool)
 	// Session is a session to resume ("ID.KEY": its id and resume key, as
 	// errExiting names it), if the daemon still keeps it.
 	Session string

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/gasoline-mcp/gasoline/internal/version"
 )
 
 // relay is the state of one --mcp process. All of it belongs to the run
@@ -68,6 +70,11 @@ func (r *relay) writeErr() error {
 // daemon still has it. After a loss (replay), it replays the client's
 // initialize handshake and queues the notice for the client.
 func (r *relay) connect(ctx context.Context, replay bool) *link {
+	if !replay {
+		if l := r.dialKnown(ctx); l != nil {
+			return r.connected(ctx, l, replay)
+		}
+	}
 	d, err := r.cfg.Ensure(ctx)
 	if err == nil {
 		var l *link
@@ -78,6 +85,30 @@ func (r *relay) connect(ctx context.Context, replay bool) *link {
 	r.lastErr = err
 	r.log.Error("cannot reach the Gasoline daemon", "err", err)
 	return nil
+}
+
+// dialKnown dials the daemon the state names (Config.Known), without
+// asking it first; nil when there is none, it does not answer, or it is
+// not of this version (the caller then runs Ensure, which recycles it).
+func (r *relay) dialKnown(ctx context.Context) *link {
+	if r.cfg.Known == nil {
+		return nil
+	}
+	d, ok := r.cfg.Known()
+	if !ok {
+		return nil
+	}
+	l, err := dial(ctx, d, r.session, r.cfg.DialTimeout)
+	if err != nil {
+		r.log.Debug("the daemon the state names did not answer; ensuring one", "err", err)
+		return nil
+	}
+	if l.version != version.Version {
+		r.log.Debug("the daemon the state names is of another version; ensuring one", "version", l.version)
+		l.end() // nothing to keep in a daemon about to be recycled
+		return nil
+	}
+	return l
 }
 
 func (r *relay) connected(ctx context.Context, l *link, replay bool) *link {

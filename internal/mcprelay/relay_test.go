@@ -28,6 +28,7 @@ type fakeDaemon struct {
 	conns   chan *daemonConn
 	resumed atomic.Bool // answer X-Gasoline-Resumed: true
 	dir     string      // its state directory, with the agent credential
+	version string      // answered as X-Gasoline-Version when set
 }
 
 // daemonConn reads continuously, like the real daemon, so the relay's
@@ -38,6 +39,9 @@ type daemonConn struct {
 	hint string // the session the relay asked to resume
 	key  string // and the resume key it presented
 	msgs chan []byte
+	// status is how the relay closed the connection, set before msgs is
+	// closed (-1 when it was not a close frame).
+	status websocket.StatusCode
 }
 
 func newFakeDaemon(t *testing.T) *fakeDaemon {
@@ -50,6 +54,9 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 		if r.URL.Path != "/ws/mcp" || r.Header.Get("Authorization") != "Bearer "+tok {
 			http.Error(w, "no", http.StatusUnauthorized)
 			return
+		}
+		if f.version != "" {
+			w.Header().Set(headerVersion, f.version)
 		}
 		w.Header().Set(headerSession, "s1")
 		w.Header().Set(headerResumed, strconv.FormatBool(f.resumed.Load()))
@@ -66,6 +73,7 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 		for {
 			_, data, err := c.Read(context.Background())
 			if err != nil {
+				dc.status = websocket.CloseStatus(err)
 				return
 			}
 			dc.msgs <- data

@@ -15,11 +15,11 @@ import (
 
 // builtins registers the modes the MCP layer answers itself.
 func (s *Server) builtins() {
-	s.register("configure", "health", s.health, true)
-	s.register("configure", "doctor", s.doctor, true)
-	s.register("configure", "describe_capabilities", s.describe, true)
-	s.register("observe", "command_result", s.commandResult, true)
-	s.register("observe", "pending_commands", s.pendingCommands, true)
+	s.register("configure", "health", handler{run: s.health, inline: true})
+	s.register("configure", "doctor", handler{run: s.doctor, inline: true})
+	s.register("configure", "describe_capabilities", handler{run: s.describe, inline: true})
+	s.register("observe", "command_result", handler{run: s.commandResult, inline: true})
+	s.register("observe", "pending_commands", handler{run: s.pendingCommands, inline: true})
 }
 
 // Health is configure health's answer.

@@ -76,7 +76,7 @@ func (s *Server) route(ctx context.Context, sess *session.Session, tool string, 
 		}
 	}
 	run := s.compose(tc.Mode, h.run)
-	if h.inline {
+	if h.inline || h.quick && !c.Background {
 		return s.invoke(ctx, run, c), tc.Mode, true
 	}
 	res, ran = s.runCommand(ctx, run, c)

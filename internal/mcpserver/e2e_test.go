@@ -6,13 +6,16 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gasoline-mcp/gasoline/internal/extid"
+	"github.com/gasoline-mcp/gasoline/internal/session"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
@@ -130,6 +133,9 @@ func TestRelaySurvivesDaemonRestart(t *testing.T) {
 	if pid := healthPID(t, c, 2); pid != d.pid {
 		t.Fatalf("health pid %d, want %d", pid, d.pid)
 	}
+	// The daemon writes sessions.json just after the session starts, off
+	// its handshake's path; kill it once its record is there.
+	waitSessionsFile(t, d.dir, `"name": "restart"`)
 
 	p, _ := os.FindProcess(d.pid)
 	if err := p.Kill(); err != nil {
@@ -156,6 +162,21 @@ func TestRelaySurvivesDaemonRestart(t *testing.T) {
 		t.Fatalf("state %+v %v, want pid %d", st, err, pid)
 	}
 	s.close()
+}
+
+// waitSessionsFile waits, bounded, until dir's sessions.json holds want.
+func waitSessionsFile(t *testing.T, dir, want string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for backoff := time.Millisecond; ; backoff = min(backoff*2, 50*time.Millisecond) {
+		if raw, err := os.ReadFile(filepath.Join(dir, session.FileName)); err == nil && strings.Contains(string(raw), want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sessions.json never held %s", want)
+		}
+		time.Sleep(backoff)
+	}
 }
 
 func healthPID(t *testing.T, c *stdioConn, id int) int {

@@ -166,6 +166,10 @@ func WithPage(res *mcp.CallToolResult, page *untrusted.Page) *mcp.CallToolResult
 	return res
 }
 
+// DeclaredPage returns the page text a handler declared on res
+// (PageResult, WithPage), for the handlers' tests.
+func DeclaredPage(res *mcp.CallToolResult) (*untrusted.Page, bool) { return pageOf(res) }
+
 // pageOf returns the page text res declared.
 func pageOf(res *mcp.CallToolResult) (*untrusted.Page, bool) {
 	p, ok := res.Meta[pageKey].(*untrusted.Page)

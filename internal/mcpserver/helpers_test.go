@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,7 +29,15 @@ type fixture struct {
 	s    *Server
 	srv  *httptest.Server
 	stop func() // stops the server and waits (idempotent); cleanup calls it too
+	// served, when set, hears of each /mcp request once the daemon's
+	// handler returned (afterServed).
+	served atomic.Pointer[func(*http.Request)]
 }
+
+// afterServed calls fn with each /mcp request after the daemon's handler
+// for it returned: a test's signal that the server is done with a request
+// (a stream it held is released).
+func (f *fixture) afterServed(fn func(*http.Request)) { f.served.Store(&fn) }
 
 func newFixture(t *testing.T, opts *Options) *fixture {
 	t.Helper()
@@ -52,8 +61,15 @@ func newFixture(t *testing.T, opts *Options) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f := &fixture{s: s}
+	mcpH := asAgent(s.HTTPHandler())
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", asAgent(s.HTTPHandler()))
+	mux.Handle("/mcp", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mcpH.ServeHTTP(w, r)
+		if fn := f.served.Load(); fn != nil {
+			(*fn)(r)
+		}
+	}))
 	mux.Handle("GET /ws/mcp", asAgent(s.WSHandler()))
 	srv := httptest.NewUnstartedServer(mux)
 	srv.Config.BaseContext = func(net.Listener) context.Context { return ctx }
@@ -67,7 +83,8 @@ func newFixture(t *testing.T, opts *Options) *fixture {
 		})
 	}
 	t.Cleanup(stop)
-	return &fixture{s: s, srv: srv, stop: stop}
+	f.srv, f.stop = srv, stop
+	return f
 }
 
 // asAgent stands in for the guard: every request carries the local agent

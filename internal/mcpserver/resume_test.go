@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,16 +27,35 @@ func TestHTTPResumeWithLastEventID(t *testing.T) {
 	const v = "2025-11-25"
 	sid := f.httpSessionVersion(t, v)
 
+	// The server notices a client gone only when its handler returns; until
+	// then it holds the call's stream, and a resume asked meanwhile is
+	// refused (409, "stream ID conflicts with ongoing stream": what failed
+	// under load). The test resumes once the server let go.
+	gone := make(chan struct{})
+	var once sync.Once
+	f.afterServed(func(r *http.Request) {
+		if r.Method == http.MethodPost && r.Context().Err() != nil {
+			once.Do(func() { close(gone) })
+		}
+	})
 	ctx, drop := context.WithCancel(context.Background())
 	resp := f.do(t, ctx, "POST", sid, v, "", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"observe","arguments":{"what":"page","timeout_ms":60000}}}`)
 	lastID := firstEventID(t, resp)
 	<-started
 	drop() // the client vanishes mid-call
 	resp.Body.Close()
+	select {
+	case <-gone:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server never let go of the dropped call")
+	}
 	close(release)
 
 	resp = f.do(t, context.Background(), "GET", sid, v, lastID, "")
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("resume: status %d", resp.StatusCode)
+	}
 	msgs := readMessages(t, resp)
 	if len(msgs) != 1 || msgs[0]["id"] != 5.0 || dig(msgs[0], "result", "structuredContent", "title") != "Resumed" {
 		t.Fatalf("resumed stream: %v", msgs)

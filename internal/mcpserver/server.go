@@ -125,6 +125,7 @@ type Handler func(ctx context.Context, c *Call) (any, error)
 type handler struct {
 	run    Handler
 	inline bool // answer on the request goroutine; no command record
+	quick  bool // inline unless the call asks for background (HandleQuick)
 }
 
 // New builds the server. Its goroutines stop when ctx ends; Wait waits
@@ -217,7 +218,16 @@ func (s *Server) HTTPHandler() http.Handler { return s.http }
 // answers not_available. It panics if the mode is not in the table. What
 // runs around a handler (watchers, redaction, fencing) is the dispatcher's
 // to compose, from the mode's definition: nothing wraps a handler.
-func (s *Server) Handle(tool, what string, h Handler) { s.register(tool, what, h, false) }
+func (s *Server) Handle(tool, what string, h Handler) { s.register(tool, what, handler{run: h}) }
+
+// HandleQuick registers a mode that answers from the daemon's memory at
+// once (a capture buffer read: no browser round trip, nothing that
+// blocks). It runs on the request goroutine, without the session command
+// a call that may outlast its budget needs — unless the call asks for
+// background, which still gets its correlation id.
+func (s *Server) HandleQuick(tool, what string, h Handler) {
+	s.register(tool, what, handler{run: h, quick: true})
+}
 
 // Watch adds a watcher: the calls of the modes it watches run inside it,
 // after the watchers added before it (dispatch.go, compose). Add watchers
@@ -228,14 +238,14 @@ func (s *Server) Watch(w Watcher) {
 	s.watches = append(s.watches, w)
 }
 
-func (s *Server) register(tool, what string, h Handler, inline bool) {
+func (s *Server) register(tool, what string, h handler) {
 	m, ok := tools.Lookup(tool, what)
 	if !ok {
 		panic(fmt.Sprintf("mcpserver: %s.%s is not in the tool table", tool, what))
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.handlers[m.Key()] = handler{run: h, inline: inline}
+	s.handlers[m.Key()] = h
 }
 
 func (s *Server) handler(m *tools.Mode) (handler, bool) {

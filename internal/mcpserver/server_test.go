@@ -252,3 +252,31 @@ func TestSDKLoggerOmitsInternalErrorDetail(t *testing.T) {
 		t.Errorf("log:\n%s", got)
 	}
 }
+
+// TestQuickModeRunsWithoutACommand: a mode registered with HandleQuick
+// answers on the request (no session command: pending_commands lists
+// nothing), and with background it still runs as a command whose result
+// command_result returns.
+func TestQuickModeRunsWithoutACommand(t *testing.T) {
+	f := newFixture(t, nil)
+	f.s.HandleQuick("observe", "logs", func(context.Context, *Call) (any, error) {
+		return map[string]any{"entries": []string{"x"}}, nil
+	})
+	cs := f.client(t)
+	res, sc := call(t, cs, "observe", map[string]any{"what": "logs"})
+	if res.IsError || sc["entries"] == nil {
+		t.Fatalf("logs = %v", sc)
+	}
+	if _, pc := call(t, cs, "observe", map[string]any{"what": "pending_commands"}); len(pc["commands"].([]any)) != 0 {
+		t.Fatalf("a quick read left a command: %v", pc)
+	}
+	_, bg := call(t, cs, "observe", map[string]any{"what": "logs", "background": true})
+	cid, _ := bg["correlation_id"].(string)
+	if bg["status"] != "still_processing" || cid == "" {
+		t.Fatalf("background quick read = %v", bg)
+	}
+	<-f.s.mustCommand(t, cs, cid).Done()
+	if _, r := call(t, cs, "observe", map[string]any{"what": "command_result", "correlation_id": cid}); r["status"] != "complete" {
+		t.Fatalf("command_result = %v", r)
+	}
+}

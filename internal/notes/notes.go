@@ -39,8 +39,9 @@ var (
 	ErrNotFound = errors.New("notes: no such note")
 )
 
-// keyRe is what a key may be: it names a file on every OS.
-var keyRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+// keyRe is what a key may be: it names a file on every OS. Compiled on
+// first use, not at every start of gasoline-host.
+var keyRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
 
 // Note is one saved note.
 type Note struct {
@@ -68,7 +69,7 @@ func CheckKey(key string) error {
 		return fmt.Errorf("%w: empty", ErrKey)
 	case len(key) > MaxKey:
 		return fmt.Errorf("%w: %d bytes (at most %d)", ErrKey, len(key), MaxKey)
-	case !keyRe.MatchString(key) || strings.HasSuffix(key, "."):
+	case !keyRe().MatchString(key) || strings.HasSuffix(key, "."):
 		return fmt.Errorf("%w: %q (letters, digits, '.', '_' and '-', starting with a letter or digit)", ErrKey, key)
 	}
 	return nil

@@ -3,6 +3,7 @@ package observe
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -39,22 +40,45 @@ var holdParams = page.StartScreencastParams{Format: page.StartScreencastFormatJp
 
 // shotLock serializes captures of one tab: the screencast that keeps a tab
 // painting is the tab's, so two captures must not start and stop it under
-// each other. The tab's target holds it (shotPart).
-type shotLock chan struct{}
+// each other. The tab's target holds it (shotPart), with what the tab's
+// captures learnt: after its page changed under an unpainted capture
+// (mask.go), its next captures paint at once rather than pay for a capture
+// they would throw away.
+type shotLock struct {
+	ch    chan struct{}
+	paint int // captures left to paint without watching first; read and written under ch
+}
+
+// paintAfterChange is how many captures of a tab paint the mask at once
+// after its page changed under an unpainted one.
+const paintAfterChange = 8
+
+// watching reports whether the tab's next capture may watch a page with
+// nothing to mask rather than paint it. Call it holding the lock.
+func (l *shotLock) watching() bool {
+	if l.paint > 0 {
+		l.paint--
+		return false
+	}
+	return true
+}
+
+// changed records that the tab's page changed under an unpainted capture.
+// Call it holding the lock.
+func (l *shotLock) changed() { l.paint = paintAfterChange }
 
 var shotPart = target.NewPart("screenshot lock", func(*target.Target) *shotLock {
-	ch := make(shotLock, 1)
-	return &ch
+	return &shotLock{ch: make(chan struct{}, 1)}
 })
 
 // lockShot holds the tab's capture lock until unlock is called.
-func (o *Observer) lockShot(ctx context.Context, tab int) (unlock func(), err error) {
-	ch := *shotPart.Of(o.cfg.Tabs.Target(tab))
+func (o *Observer) lockShot(ctx context.Context, tab int) (l *shotLock, unlock func(), err error) {
+	l = shotPart.Of(o.cfg.Tabs.Target(tab))
 	select {
-	case ch <- struct{}{}:
-		return func() { <-ch }, nil
+	case l.ch <- struct{}{}:
+		return l, func() { <-l.ch }, nil
 	case <-ctx.Done():
-		return nil, tabs.ToolError(ctx.Err())
+		return nil, nil, tabs.ToolError(ctx.Err())
 	}
 }
 
@@ -128,14 +152,15 @@ func (o *Observer) insideFrames(ctx context.Context, s *cdp.Session) ([]insideFr
 // capture takes the screenshot in one round trip over the extension link
 // (cdp.sequence), two more when the tab has out-of-process frames: mark
 // the elements of those frames and install the mask inside each of them,
-// in its own session; install the mask in the tab's documents and, at the
-// same time, hold the tab painting; capture; check that every mask held (a
-// navigation or the page may have removed one) and remove them while the
-// hold is released. The checks and clean-up run even when an earlier
-// step failed. No mask, or a mask that did not hold, and the image is
-// discarded.
-func (o *Observer) capture(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams) ([]byte, maskState, error) {
-	r, mask, err := o.masked(ctx, s, c, cdp.NewStep(page.CaptureScreenshot, p))
+// in its own session; install the mask in the tab's documents (or, with
+// watch and nothing to mask, watch them: mask.go) and, at the same time,
+// hold the tab painting; capture; check that every mask held (a navigation
+// or the page may have removed one) and remove them while the hold is
+// released. The checks and clean-up run even when an earlier step failed.
+// No mask, or a mask that did not hold, and the image is discarded; a
+// watch that saw the page change returns errWatchChanged.
+func (o *Observer) capture(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams, watch bool) ([]byte, maskState, error) {
+	r, mask, err := o.masked(ctx, s, c, cdp.NewStep(page.CaptureScreenshot, p), watch)
 	if err != nil {
 		return nil, mask, err
 	}
@@ -150,16 +175,17 @@ func (o *Observer) capture(ctx context.Context, s *cdp.Session, c *mcpserver.Cal
 }
 
 // masked runs one capture step (a screenshot, a print to PDF) under the
-// mask, as capture describes, and returns the step's result once every
-// mask held.
-func (o *Observer) masked(ctx context.Context, s *cdp.Session, c *mcpserver.Call, step cdp.Step) (cdp.StepResult, maskState, error) {
+// mask, or with watch under a watch, as capture describes, and returns the
+// step's result once every mask held.
+func (o *Observer) masked(ctx context.Context, s *cdp.Session, c *mcpserver.Call, step cdp.Step, watch bool) (cdp.StepResult, maskState, error) {
 	var mask maskState
 	var none cdp.StepResult
-	script, token, err := maskScript(c)
+	inside, err := o.insideFrames(ctx, s)
 	if err != nil {
 		return none, mask, err
 	}
-	inside, err := o.insideFrames(ctx, s)
+	// Out-of-process frames are masked in their own sessions: painted.
+	m, err := maskScripts(c, watch && len(inside) == 0)
 	if err != nil {
 		return none, mask, err
 	}
@@ -167,21 +193,21 @@ func (o *Observer) masked(ctx context.Context, s *cdp.Session, c *mcpserver.Call
 	eval := func(expr string) runtime.EvaluateParams {
 		return runtime.EvaluateParams{Expression: expr, ReturnByValue: &yes, AwaitPromise: &yes, Silent: &yes}
 	}
-	tokenArg, _ := json.Marshal(token)
+	tokenArg, _ := json.Marshal(m.token)
 	var steps []cdp.Step
 	for _, f := range inside {
 		steps = append(steps, cdp.Step{Method: runtime.CallFunctionOn.Method, StopOnException: true, Params: runtime.CallFunctionOnParams{
 			FunctionDeclaration: markInside, ObjectID: f.element, Arguments: []*runtime.CallArgument{{Value: tokenArg}}, Silent: &yes}})
 	}
 	for _, f := range inside {
-		steps = append(steps, cdp.Step{Method: runtime.Evaluate.Method, Params: eval(script), StopOnException: true, Child: f.session})
+		steps = append(steps, cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.on), StopOnException: true, Child: f.session})
 	}
 	on := len(steps)
 	held := func(sid string, overlap bool) cdp.Step {
-		return cdp.Step{Method: runtime.Evaluate.Method, Params: eval(fmt.Sprintf(maskHeld, token)), Always: true, Overlap: overlap, Child: sid}
+		return cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.held), Always: true, Overlap: overlap, Child: sid}
 	}
 	steps = append(steps,
-		cdp.Step{Method: runtime.Evaluate.Method, Params: eval(script), StopOnException: true, Overlap: true},
+		cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.on), StopOnException: true, Overlap: true},
 		cdp.NewStep(page.StartScreencast, holdParams),
 		step,
 		held("", true))
@@ -215,13 +241,17 @@ func (o *Observer) masked(ctx context.Context, s *cdp.Session, c *mcpserver.Call
 	if err := pageValue(res[on], &top); err != nil {
 		return none, mask, err
 	}
-	mask.Visibility, mask.Count, mask.Frames = top.Visibility, mask.Count+top.Count, mask.Frames+top.Frames
+	mask.Visibility, mask.Count, mask.Frames, mask.Watched = top.Visibility, mask.Count+top.Count, mask.Frames+top.Frames, top.Watched
 	if _, err := cdp.ResultOf(page.StartScreencast, res[on+1]); err != nil {
 		return none, mask, tabs.ToolError(err)
 	}
 	for i := range len(inside) + 1 {
-		var ok bool
-		if err := pageValue(res[on+3+i], &ok); err != nil || !ok {
+		var state string
+		err := pageValue(res[on+3+i], &state)
+		switch {
+		case err == nil && state == "changed":
+			return none, mask, errWatchChanged
+		case err != nil || state != "ok":
 			return none, mask, maskGone(s.TabID())
 		}
 	}
@@ -233,6 +263,11 @@ func maskGone(tab int) *tools.Error {
 	return &tools.Error{Code: "page_changed", Retryable: true,
 		Message: fmt.Sprintf("tab %d changed while the screenshot was taken (the mask over sensitive fields was gone), so it was discarded; retry", tab)}
 }
+
+// errWatchChanged: something that could be sensitive appeared on a page
+// that had nothing to mask while it was captured unpainted; the image is
+// discarded and Capture paints the mask and captures again.
+var errWatchChanged = errors.New("observe: the page changed under an unpainted capture")
 
 // frameChanged is the error of a capture whose out-of-process frame went
 // away or navigated between finding it and masking it.

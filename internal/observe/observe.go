@@ -82,24 +82,31 @@ func New(cfg Config) *Observer {
 	return &Observer{cfg: cfg, log: cfg.Logger}
 }
 
-// Register makes the observe modes work on srv.
+// Register makes the observe modes work on srv. The modes that read the
+// capture buffers answer from the daemon's memory at once: quick
+// (mcpserver.HandleQuick, no session command unless asked for background).
 func (o *Observer) Register(srv *mcpserver.Server) {
-	modes := map[string]mcpserver.Handler{
+	reads := map[string]mcpserver.Handler{
 		"actions":           o.actions,
 		"error_bundles":     o.errorBundles,
 		"errors":            o.errors,
 		"logs":              o.logs,
-		"network_bodies":    o.networkBodies,
 		"network_waterfall": o.networkWaterfall,
-		"page":              o.page,
-		"screenshot":        o.screenshot,
-		"storage":           o.storage,
-		"tabs":              o.tabs,
 		"timeline":          o.timeline,
-		"vitals":            o.vitals,
 		"websocket_events":  o.websocketEvents,
 	}
-	for what, h := range modes {
+	for what, h := range reads {
+		srv.HandleQuick("observe", what, h)
+	}
+	browser := map[string]mcpserver.Handler{
+		"network_bodies": o.networkBodies,
+		"page":           o.page,
+		"screenshot":     o.screenshot,
+		"storage":        o.storage,
+		"tabs":           o.tabs,
+		"vitals":         o.vitals,
+	}
+	for what, h := range browser {
 		srv.Handle("observe", what, h)
 	}
 }

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	_ "image/jpeg" // DecodeConfig of JPEG screenshots
 	_ "image/png"  // DecodeConfig of PNG screenshots
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
@@ -21,7 +20,6 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
-	"github.com/gasoline-mcp/gasoline/internal/sensitive"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
@@ -48,104 +46,6 @@ type ScreenshotResult struct {
 	// MaskedFrames counts the frames painted black whole: cross-origin
 	// frames Gasoline cannot mask the fields inside (docs/REDACTION.md).
 	MaskedFrames int `json:"masked_frames"`
-}
-
-// maskRule paints a masked element black, content and children included.
-const maskRule = `{filter:brightness(0) !important;color:#000 !important;-webkit-text-fill-color:#000 !important;` +
-	`background:#000 !important;text-shadow:none !important}`
-
-// maskOn installs the mask in every document and shadow root the page's
-// main world reaches: the document, open shadow roots and same-origin
-// frames, recursively. Each gets a style element stamped with a token and
-// holding one rule per selector (a selector the browser rejects drops
-// only its own rule). A frame whose document it cannot reach is left as it
-// is when Gasoline masks it in its own session (an out-of-process frame,
-// its element marked data-gasoline-inside by capture); any other (a
-// cross-origin frame in the page's process) is marked with the token and
-// painted black whole. It reports the tab's visibility, how many elements
-// the mask covers and how many frames it blacked out.
-const maskOn = `((sels, rule, token) => {` + sensitive.DotsJS + maskWalk + `
-  const css = sels.map((x) => x + rule).concat('[data-gasoline-opaque="' + token + '"]' + rule, '[data-gasoline-dots="' + token + '"]' + rule).join('\n');
-  const hit = new Set(); let frames = 0;
-  walk((root) => {
-    root.querySelectorAll('style#__gasoline_mask').forEach((x) => x.remove());
-    const s = (root.ownerDocument || root).createElement('style');
-    s.id = '__gasoline_mask'; s.dataset.token = token; s.textContent = css;
-    (root.head || root.documentElement || root).appendChild(s);
-    for (const x of sels) { try { root.querySelectorAll(x).forEach((e) => hit.add(e)); } catch {} }
-    // Drawn as dots (internal/sensitive): no selector says so, the style does.
-    root.querySelectorAll('*').forEach((e) => { if (gasolineDrawnAsDots(e)) { e.setAttribute('data-gasoline-dots', token); hit.add(e); } });
-  }, (el) => {
-    if (el.getAttribute('data-gasoline-inside') === token) return; // masked in its own session
-    el.setAttribute('data-gasoline-opaque', token); frames++;
-  });
-  return {visibility: document.visibilityState, count: hit.size, frames};
-})(%s, %q, %q)`
-
-// maskHeld reports whether the mask with token is still where maskOn put
-// it — in every document and shadow root, and on every frame it could not
-// reach, reached the same way — and removes it and the frames' marks. A
-// navigation during the capture (of the tab or of a frame), or a frame or
-// shadow root that appeared since, fails the check.
-const maskHeld = `((token) => {` + maskWalk + `
-  let ok = true;
-  walk((root) => {
-    const mine = root.querySelectorAll('style#__gasoline_mask');
-    if (![...mine].some((x) => x.dataset.token === token)) ok = false;
-    mine.forEach((x) => x.remove());
-    root.querySelectorAll('[data-gasoline-dots]').forEach((e) => e.removeAttribute('data-gasoline-dots'));
-  }, (el) => {
-    const inside = el.getAttribute('data-gasoline-inside') === token;
-    if (!inside && el.getAttribute('data-gasoline-opaque') !== token) ok = false;
-    el.removeAttribute('data-gasoline-opaque'); el.removeAttribute('data-gasoline-inside');
-  });
-  return ok;
-})(%q)`
-
-// maskWalk declares walk(onRoot, onOpaque), the one walk maskOn and
-// maskHeld share: onRoot for the document, each open shadow root and each
-// same-origin frame's document (recursively, each before what it holds),
-// onOpaque for each frame element whose document it cannot reach.
-const maskWalk = `
-  const walk = (onRoot, onOpaque) => {
-    const visit = (root) => {
-      onRoot(root);
-      for (const el of root.querySelectorAll('*')) {
-        if (el.shadowRoot) visit(el.shadowRoot);
-        if (!el.contentWindow) continue;
-        let doc = null; try { doc = el.contentDocument; } catch {}
-        if (doc) visit(doc);
-        else onOpaque(el);
-      }
-    };
-    visit(document);
-  };`
-
-// maskState is what maskOn reports.
-type maskState struct {
-	Visibility string `json:"visibility"`
-	Count      int    `json:"count"`
-	Frames     int    `json:"frames"`
-}
-
-// Mask is what a masked capture covered: the elements the mask painted
-// black, and the cross-origin frames it blacked out whole.
-type Mask struct {
-	Elements int
-	Frames   int
-}
-
-// maskScript is the script that installs the mask for the built-in and
-// the user's selectors, and the token that stamps it. It fails closed: no
-// usable policy, no mask, no screenshot.
-func maskScript(c *mcpserver.Call) (script, token string, err error) {
-	user, err := c.MaskSelectors()
-	if err != nil {
-		return "", "", tools.Errorf("redaction_failed", "the screenshot was refused because the redaction policy is not usable (%v); fix it (configure {what:\"redaction\", op:\"get\"} shows the error)", err)
-	}
-	sels, _ := json.Marshal(sensitive.Selectors(user))
-	token = strconv.FormatInt(time.Now().UnixNano(), 36)
-	return fmt.Sprintf(maskOn, sels, maskRule, token), token, nil
 }
 
 const elementRect = `(() => { const e = document.querySelector(%q); if (!e) return null; const r = e.getBoundingClientRect();
@@ -207,17 +107,23 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 // policy's mask selectors painted over in every document and open shadow
 // root it reaches (out-of-process frames in their own sessions), and the
 // frames it cannot reach painted black (it fails closed: no mask, no
-// image), and returns the image and what the mask covered.
+// image), and returns the image and what the mask covered. A page with
+// nothing to mask is watched instead of painted (mask.go), a frame
+// sooner; when something appeared meanwhile, it captures again, painted.
 // A navigation during the capture discards the image (page_changed).
 // Captures of one tab run one at a time. Every screenshot Gasoline takes
 // goes through it (observe screenshot, analyze visual_diff).
 func (o *Observer) Capture(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams) ([]byte, Mask, error) {
-	unlock, err := o.lockShot(ctx, s.TabID())
+	lock, unlock, err := o.lockShot(ctx, s.TabID())
 	if err != nil {
 		return nil, Mask{}, err
 	}
 	defer unlock()
-	data, mask, err := o.capture(ctx, s, c, p)
+	data, mask, err := o.capture(ctx, s, c, p, lock.watching())
+	if errors.Is(err, errWatchChanged) {
+		lock.changed()
+		data, mask, err = o.capture(ctx, s, c, p, false)
+	}
 	if err != nil {
 		return nil, Mask{}, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // maxOutput caps the output a call answers with (bytes of JSON).
@@ -85,7 +86,20 @@ func (m *Manager) call(ctx context.Context, c *mcpserver.Call) (any, error) {
 	} else {
 		a.Output, a.Truncated = capOutput(o.resp.Output)
 	}
-	return mcpserver.Result(renderAnswer(a), a)
+	return mcpserver.PageResult(renderAnswer(a), a, a.page())
+}
+
+// page is the answer's page text: the tool's name, its output and where a
+// form's page went (the rest is Gasoline's words).
+func (a answer) page() *untrusted.Page {
+	p := new(untrusted.Page).Add(a.Name, a.URL)
+	var out any
+	if json.Unmarshal(a.Output, &out) == nil {
+		p.AddValue(out)
+	} else {
+		p.Add(string(a.Output))
+	}
+	return p
 }
 
 // invoke runs the tool and waits for its outcome, bounded by ctx.

@@ -9,6 +9,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // Register serves observe page_tools and interact call_page_tool.
@@ -84,7 +85,23 @@ func (m *Manager) list(ctx context.Context, c *mcpserver.Call) (any, error) {
 		}
 		out.Tools = append(out.Tools, tv)
 	}
-	return mcpserver.Result(render(out), out)
+	return mcpserver.PageResult(render(out), out, out.page())
+}
+
+// page is the listing's page text, the only part the instruction scanner
+// reads: the page's address, and each tool's name, title, description and
+// schema (its parameters' names, descriptions and values). The header,
+// what calling a tool takes, the kinds and notes are Gasoline's words.
+func (l listing) page() *untrusted.Page {
+	p := new(untrusted.Page).Add(l.URL)
+	for _, t := range l.Tools {
+		p.Add(t.Name, t.Title, t.Description)
+		var schema any
+		if json.Unmarshal(t.InputSchema, &schema) == nil {
+			p.AddValue(schema)
+		}
+	}
+	return p
 }
 
 // approvalOf says what calling the tool takes. The words avoid what the

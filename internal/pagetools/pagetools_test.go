@@ -310,3 +310,45 @@ func countOf(xs []string, x string) int {
 	}
 	return n
 }
+
+// A listing and a call's answer declare their page text (the instruction
+// scanner reads nothing else): the page's names, titles, descriptions,
+// schemas and output, never Gasoline's words around them (what calling a
+// tool takes, the header) — "asks the user first: it may change the page"
+// reads like an instruction to approve.
+func TestAnswersDeclareOnlyThePagesText(t *testing.T) {
+	p := newPage(t)
+	p.addTools(readCart, `{"name":"add","description":"Adds an item.","frameId":"F1","inputSchema":{"type":"object","properties":{"item":{"type":"string","description":"the item's name","enum":["pear","fig"]}}}}`)
+	p.sweeps["F1"] = `{"webmcp":true,"tools":[{"name":"read_cart","title":"Read the cart","description":"Lists the cart.","readOnly":true}]}`
+	tc, e := tools.Parse("observe", json.RawMessage(`{"what":"page_tools"}`))
+	require.Nil(t, e)
+	c := call(t, `{"what":"call_page_tool","name":"add","arguments":{"item":"pear"}}`)
+	v, err := p.m.list(t.Context(), &mcpserver.Call{Call: tc, Session: c.Session})
+	require.NoError(t, err)
+	require.Contains(t, text(t, v), "calling it: asks the user first")
+	page, ok := mcpserver.DeclaredPage(v.(*mcp.CallToolResult))
+	require.True(t, ok, "the listing declares its page text")
+	got := page.Passages()
+	for _, want := range []string{"read_cart", "Read the cart", "Lists the cart.", "add", "Adds an item.", "item", "the item's name", "fig"} {
+		require.Contains(t, got, want)
+	}
+	for _, x := range got {
+		require.NotContains(t, x, "asks the user")
+		require.NotContains(t, x, "runs at once")
+		require.NotContains(t, x, "page tools of tab")
+	}
+
+	p.invoke = func(string, string) event {
+		return event{evToolResponded, `{"invocationId":%q,"status":"Completed","output":{"content":[{"type":"text","text":"added pear"}]}}`}
+	}
+	_, pe := p.m.Plan(t.Context(), c, tab)
+	require.Nil(t, pe)
+	v, err = p.m.call(t.Context(), c)
+	require.NoError(t, err)
+	page, ok = mcpserver.DeclaredPage(v.(*mcp.CallToolResult))
+	require.True(t, ok, "the answer declares its page text")
+	require.Contains(t, page.Passages(), "added pear")
+	for _, x := range page.Passages() {
+		require.NotContains(t, x, "answered (")
+	}
+}

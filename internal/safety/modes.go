@@ -3,11 +3,14 @@ package safety
 import (
 	"cmp"
 	"context"
+	"slices"
 	"strconv"
 
+	"github.com/gasoline-mcp/gasoline/internal/approval"
 	"github.com/gasoline-mcp/gasoline/internal/audit"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // Register serves the modes backed by the safety core: observe approvals
@@ -18,8 +21,13 @@ func (c *Core) Register(m *mcpserver.Server) {
 	m.Handle("configure", "redaction", c.configureRedaction)
 	m.Handle("observe", "approvals", func(ctx context.Context, call *mcpserver.Call) (any, error) {
 		id := call.Session.ID()
+		pending := c.Approvals.Pending(id)
+		page := new(untrusted.Page)
+		for _, r := range pending {
+			requestPage(page, r)
+		}
 		out := map[string]any{
-			"pending": c.Approvals.Pending(id),
+			"pending": pending,
 			"grants":  c.Approvals.Grants(id),
 			"tokens":  c.Approvals.Tokens(id),
 			"counts":  c.Approvals.Counts(id),
@@ -27,7 +35,7 @@ func (c *Core) Register(m *mcpserver.Server) {
 		if ps := c.Approvals.Plans(id); len(ps) > 0 {
 			out["plan"] = ps[0]
 		}
-		return out, nil
+		return mcpserver.PageResult("", out, page)
 	})
 	m.Handle("interact", "plan", c.interactPlan)
 	m.Handle("configure", "policy", c.configurePolicy)
@@ -44,8 +52,35 @@ func (c *Core) Register(m *mcpserver.Server) {
 		if err != nil {
 			return nil, err
 		}
-		return map[string]any{"entries": entries}, nil
+		page := new(untrusted.Page)
+		for _, e := range entries {
+			page.AddQuoted(e.Target).Add(e.Page)
+			for _, l := range slices.Concat(e.Steps, e.Notes) {
+				page.AddQuoted(l)
+			}
+		}
+		return mcpserver.PageResult("", map[string]any{"entries": entries}, page)
 	})
+}
+
+// requestPage adds what an approval request quotes from pages to page:
+// the names and texts its target, steps and notes quote (%q: an element's
+// name, a title, a page tool's description), the tab's title and address
+// and its origin. The rest is Gasoline's words (what the mode does, the
+// notes around the quotes, the page warning that reports a finding) or
+// the agent's (its reason, a script, an address it asked for): the
+// instruction scanner reads none of it ("asks to send data to another
+// site or address", a family's name in the warning, read as an
+// instruction).
+func requestPage(page *untrusted.Page, r approval.Request) {
+	page.AddQuoted(r.Target)
+	for _, l := range slices.Concat(r.Steps, r.Notes) {
+		page.AddQuoted(l)
+	}
+	if r.Page != nil {
+		page.Add(r.Page.Title, r.Page.URL)
+	}
+	page.Add(r.Scope.Origin)
 }
 
 func (c *Core) configurePolicy(ctx context.Context, call *mcpserver.Call) (any, error) {

@@ -1,15 +1,15 @@
 package session
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
 	"slices"
+	"sync"
 	"time"
-
-	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
 // Sessions outlive the daemon: every stdio and HTTP session is kept in
@@ -89,12 +89,43 @@ func resumable(r record) bool {
 	return r.Transport != Stdio || len(r.KeyHash) == sha256.Size*2
 }
 
-// persist writes the sessions to the file, unless the manager is stopping
-// (its sessions stay for the next daemon).
+// persister hands the sessions file to one writer goroutine, so that no
+// caller waits on the disk: a stdio client's start used to wait for two
+// writes (a temp file and a rename, 0.3 ms each on the bench machine, more
+// under load), one when its session started and one when initialize named
+// its client. persist takes the snapshot at once, so the newest one wins;
+// the writer writes it moments later, and what is pending when the manager
+// stops. A daemon killed in between loses that session's record: its
+// client starts a new session (and is told so) instead of resuming.
+type persister struct {
+	mu      sync.Mutex
+	pending []byte        // the newest snapshot not written yet
+	kick    chan struct{} // capacity 1: a snapshot is pending
+}
+
+// persist snapshots the sessions for the writer, unless the manager is
+// stopping (its sessions stay for the next daemon).
 func (m *Manager) persist() {
 	if m.opts.File == "" || m.ctx.Err() != nil {
 		return
 	}
+	m.file.mu.Lock()
+	raw, err := m.snapshotFile()
+	if err == nil {
+		m.file.pending = raw
+	}
+	m.file.mu.Unlock()
+	if err != nil {
+		m.opts.Logger.Error("saving sessions failed; a daemon restart may not resume them", "err", err)
+		return
+	}
+	select {
+	case m.file.kick <- struct{}{}:
+	default: // the writer has one to pick up already
+	}
+}
+
+func (m *Manager) snapshotFile() ([]byte, error) {
 	m.mu.Lock()
 	f := sessionsFile{Version: 1, Sessions: []record{}}
 	for _, s := range m.sessions {
@@ -107,13 +138,35 @@ func (m *Manager) persist() {
 	}
 	m.mu.Unlock()
 	slices.SortFunc(f.Sessions, func(a, b record) int { return a.Created.Compare(b.Created) })
-	raw, err := json.MarshalIndent(f, "", "  ")
-	if err == nil {
-		m.fileMu.Lock()
-		defer m.fileMu.Unlock()
-		err = state.WritePrivate(m.opts.File, raw, true)
+	return json.MarshalIndent(f, "", "  ")
+}
+
+// writeFile writes each snapshot persist hands it until ctx ends, then
+// the one still pending.
+func (m *Manager) writeFile(ctx context.Context) {
+	for {
+		select {
+		case <-m.file.kick:
+			m.flushFile()
+		case <-ctx.Done():
+			m.flushFile()
+			return
+		}
 	}
-	if err != nil {
+}
+
+func (m *Manager) flushFile() {
+	m.file.mu.Lock()
+	raw := m.file.pending
+	m.file.pending = nil
+	m.file.mu.Unlock()
+	if raw == nil {
+		return
+	}
+	// Not fsynced: the file is for a daemon that dies (a crash, a kill),
+	// whose write the kernel keeps; after the machine itself goes down no
+	// client is left to resume.
+	if err := m.opts.write(m.opts.File, raw); err != nil {
 		m.opts.Logger.Error("saving sessions failed; a daemon restart may not resume them", "err", err)
 	}
 }

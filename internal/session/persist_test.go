@@ -80,6 +80,50 @@ func TestSessionsSurviveARestart(t *testing.T) {
 	})
 }
 
+// A session starting or naming its client does not wait for the sessions
+// file: with the disk held up, Attach and SetClient return (under the old
+// synchronous write both waited, and the bubble deadlocked), and once it
+// frees, the file holds the newest state.
+func TestSessionsFileIsWrittenOffTheCallersPath(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), FileName)
+		held := make(chan struct{})
+		opts := &Options{File: file, write: func(path string, data []byte) error {
+			<-held
+			return os.WriteFile(path, data, 0o600)
+		}}
+		ctx, stop := context.WithCancel(context.Background())
+		defer stop()
+		m := New(ctx, opts)
+		returned := make(chan struct{})
+		go func() {
+			a, _, _, _ := m.Attach("a", Stdio)
+			a.SetClient(Client{Name: "claude-code", Version: "2"})
+			m.Attach("b", HTTP)
+			close(returned)
+		}()
+		synctest.Wait()
+		select {
+		case <-returned:
+		default:
+			t.Error("Attach or SetClient waited for the sessions file to be written")
+		}
+		close(held)
+		synctest.Wait()
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{`"a"`, `"b"`, "claude-code"} {
+			if !strings.Contains(string(raw), want) {
+				t.Fatalf("the file lacks %s:\n%s", want, raw)
+			}
+		}
+		stop()
+		m.Wait()
+	})
+}
+
 // A sessions file of a daemon from before sessions were bound names no
 // credential: nothing in it resumes (anyone who knew an id could have).
 func TestUnboundRecordsDoNotResume(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/routine"
+	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
 // Transport is how a client reaches the daemon.
@@ -68,6 +69,10 @@ type Options struct {
 	// Now is the clock. Default time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
+
+	// write writes File (tests hold it up); default state.WritePrivate,
+	// not durable.
+	write func(path string, data []byte) error
 }
 
 // DefaultTTL is Options.TTL's default.
@@ -104,6 +109,9 @@ func (o *Options) fill() {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.write == nil {
+		o.write = func(path string, data []byte) error { return state.WritePrivate(path, data, false) }
+	}
 }
 
 // ErrStopped means the manager's context has ended.
@@ -118,7 +126,7 @@ type Manager struct {
 	mu       sync.Mutex
 	stopped  bool // no session attaches any more
 	sessions map[string]*Session
-	fileMu   sync.Mutex // one write of Options.File at a time
+	file     persister // Options.File's writer (persist.go)
 
 	ret retention // the results kept (retention.go)
 
@@ -128,7 +136,7 @@ type Manager struct {
 
 // New returns a Manager whose sweeper and commands run until ctx ends.
 func New(ctx context.Context, opts *Options) *Manager {
-	m := &Manager{ctx: ctx, g: routine.NewGroup(ctx), sessions: map[string]*Session{}}
+	m := &Manager{ctx: ctx, g: routine.NewGroup(ctx), sessions: map[string]*Session{}, file: persister{kick: make(chan struct{}, 1)}}
 	if opts != nil {
 		m.opts = *opts
 	}
@@ -136,6 +144,9 @@ func New(ctx context.Context, opts *Options) *Manager {
 	m.restore()
 	if !m.g.Go(m.run) {
 		m.stopped = true // ctx had already ended
+	}
+	if m.opts.File != "" {
+		m.g.Go(m.writeFile)
 	}
 	return m
 }

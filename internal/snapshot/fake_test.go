@@ -140,7 +140,7 @@ func (f *fakeTab) call(sid string, p map[string]any) (any, error) {
 	args := p["arguments"].([]any)
 	arg := args[0].(map[string]any)["value"]
 	switch p["functionDeclaration"] {
-	case walkerJS:
+	case walkerJS():
 		a := arg.(map[string]any)
 		f.walks = append(f.walks, a)
 		if r, ok := a["rootRef"].(float64); ok {

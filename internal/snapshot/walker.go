@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
@@ -24,8 +25,11 @@ import (
 var walkerSrc string
 
 // walkerJS is the walker with the shared visibility test installed first.
-// The source never changes, so V8 compiles it once per world.
-var walkerJS = visible.Wrap("function (...args) {\n" + sensitive.JS + "\nreturn (" + walkerSrc + ").apply(this, args);\n}")
+// The source never changes, so V8 compiles it once per world. It is put
+// together on first use, not at every start of gasoline-host.
+var walkerJS = sync.OnceValue(func() string {
+	return visible.Wrap("function (...args) {\n" + sensitive.JS + "\nreturn (" + walkerSrc + ").apply(this, args);\n}")
+})
 
 // ElementJS is a function expression that returns the element behind ref
 // number n of the latest snapshot, run in the snapshot's world of the
@@ -135,7 +139,7 @@ func (e *pageError) Error() string { return "snapshot: the page walker failed: "
 
 // runWalker runs the walker in a world and decodes its records.
 func runWalker(ctx context.Context, s cdproto.Session, ec runtime.ExecutionContextID, a walkArgs) (walkResult, error) {
-	obj, err := callIn(ctx, s, ec, walkerJS, true, a)
+	obj, err := callIn(ctx, s, ec, walkerJS(), true, a)
 	if err != nil {
 		return walkResult{}, err
 	}

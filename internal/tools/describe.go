@@ -74,9 +74,9 @@ func (m *Mode) Guide(available bool) ModeGuide {
 func (m *Mode) Example() map[string]any {
 	ex := map[string]any{"what": m.Name}
 	for _, g := range m.OneOf {
-		ex[g[0]] = catalogue[g[0]].Example
+		ex[g[0]] = catalogue()[g[0]].Example
 		if g[0] == "x" {
-			ex["y"] = catalogue["y"].Example
+			ex["y"] = catalogue()["y"].Example
 		}
 	}
 	for _, a := range m.Args {

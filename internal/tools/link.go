@@ -29,6 +29,18 @@ func FromLink(pe *protocol.Error) *Error {
 		}
 		e.Message = unloaded(pe.Why, tab) + "; reload it with interact refresh, then retry"
 		e.NextAction = &Next{Tool: "interact", Arguments: args}
+	case protocol.CodeRestrictedPage:
+		// The extension refuses a tab that shows a page no agent may drive
+		// as soon as it sees where the tab is going — it may be before the
+		// tab's new address reaches the daemon, whose own refusal
+		// (internal/tabs) names close_tab too: the one call that still
+		// works on such a tab.
+		// A refusal about a tab carries its tab_id (extension/lib/errors.js);
+		// one about a URL to open does not.
+		if pe.TabID != 0 {
+			e.Message += "; an agent may drive only web pages: close it with interact close_tab, or use another tab"
+			e.NextAction = &Next{Tool: "interact", Arguments: map[string]any{"what": "close_tab", "tab_id": pe.TabID}}
+		}
 	}
 	return e
 }

@@ -314,7 +314,7 @@ func parseArgs(spec string) ([]Arg, [][]string, error) {
 	var oneOf [][]string
 	seen := map[string]bool{}
 	add := func(name string, required bool, enum []string) error {
-		p, ok := catalogue[name]
+		p, ok := catalogue()[name]
 		if !ok {
 			return fmt.Errorf("argument %q is not in the catalogue", name)
 		}
@@ -365,7 +365,7 @@ func (m *Mode) Arg(name string) (Arg, bool) {
 	}
 	t, _ := Get(m.Tool)
 	if slices.Contains(t.Common, name) || slices.Contains(universal, name) || (name == "approval_id" && m.Class.Gated()) {
-		p := catalogue[name]
+		p := catalogue()[name]
 		p.Name = name
 		return Arg{Param: p}, true
 	}

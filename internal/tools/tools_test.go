@@ -137,7 +137,7 @@ func TestTableHouseRules(t *testing.T) {
 			}
 		}
 	}
-	for n := range catalogue {
+	for n := range catalogue() {
 		if !used[n] {
 			t.Errorf("catalogue entry %q is used by no mode", n)
 		}

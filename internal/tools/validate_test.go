@@ -154,7 +154,7 @@ func TestParseSteps(t *testing.T) {
 // Args, of its JSON type, and every field is an argument of the catalogue.
 func TestArgsMatchCatalogue(t *testing.T) {
 	fields := argFields()
-	for name, p := range catalogue {
+	for name, p := range catalogue() {
 		i, ok := fields[name]
 		if !ok {
 			t.Errorf("catalogue argument %q has no field in Args", name)
@@ -172,7 +172,7 @@ func TestArgsMatchCatalogue(t *testing.T) {
 		}
 	}
 	for name := range fields {
-		if _, ok := catalogue[name]; !ok {
+		if _, ok := catalogue()[name]; !ok {
 			t.Errorf("Args has a field for %q, which is not in the catalogue", name)
 		}
 	}

@@ -488,3 +488,10 @@ func markdownDocs(t *testing.T, dir string, maxLines int) benignSource {
 	}
 	return s
 }
+
+// familyReasons maps the family names of the attack corpus to reasons.
+var familyReasons = map[string]string{
+	"ignore": ReasonIgnore, "role": ReasonRole, "impersonate": ReasonImpersonate, "addressed": ReasonAddressed,
+	"authority": ReasonAuthority, "tool": ReasonTool, "money": ReasonMoney, "send": ReasonSend, "hijack": ReasonHijack,
+	"task": ReasonTask, "account": ReasonAccount, "approve": ReasonApprove, "policy": ReasonPolicy, "reveal": ReasonReveal,
+}

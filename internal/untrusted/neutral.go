@@ -2,6 +2,7 @@ package untrusted
 
 import (
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -50,10 +51,12 @@ func compactOf(line string) compact {
 
 func compactString(s string) string { return string(compactOf(s).s) }
 
-// The compact forms of Gasoline's lines.
+// The compact forms of Gasoline's lines, made on first use.
 var (
-	pageTextMark = compactString("PAGE_TEXT")
-	warningMarks = []string{compactString("WARNING from Gasoline"), compactString("Gasoline left out")}
+	pageTextMark = sync.OnceValue(func() string { return compactString("PAGE_TEXT") })
+	warningMarks = sync.OnceValue(func() []string {
+		return []string{compactString("WARNING from Gasoline"), compactString("Gasoline left out")}
+	})
 )
 
 // readsAsFence reports a compact line that reads as a fence line: the
@@ -62,13 +65,13 @@ var (
 func readsAsFence(c []byte) bool {
 	s := string(c)
 	for from := 0; ; {
-		i := strings.Index(s[from:], pageTextMark)
+		i := strings.Index(s[from:], pageTextMark())
 		if i < 0 {
 			return false
 		}
 		i += from
 		before := strings.TrimSuffix(s[:i], "end")
-		after := s[i+len(pageTextMark):]
+		after := s[i+len(pageTextMark()):]
 		if strings.HasSuffix(before, "<") || strings.ContainsAny(after[:min(len(after), 48)], "<>") {
 			return true
 		}
@@ -77,7 +80,7 @@ func readsAsFence(c []byte) bool {
 }
 
 func readsAsWarning(c []byte) bool {
-	for _, m := range warningMarks {
+	for _, m := range warningMarks() {
 		if strings.Contains(string(c), m) {
 			return true
 		}
@@ -181,10 +184,10 @@ func plainLine(line, nonce string) bool {
 		c = append(c, b)
 	}
 	s := string(c)
-	if strings.Contains(s, pageTextMark) || strings.Contains(s, nonce) {
+	if strings.Contains(s, pageTextMark()) || strings.Contains(s, nonce) {
 		return false
 	}
-	for _, m := range warningMarks {
+	for _, m := range warningMarks() {
 		if strings.Contains(s, m) {
 			return false
 		}

@@ -84,9 +84,10 @@ const maxSuffix = 4
 
 // compiled is the rule table made ready to run.
 type compiled struct {
-	res      []*regexp.Regexp // ruleTable[i]'s expression
+	rules    []rule           // the table: baseRules, moreRules, evenMoreRules (families.go)
+	res      []*regexp.Regexp // the table's rule i's expression
 	fast     []*regexp.Regexp // the same with long bounded repetitions unbounded (reach)
-	full     []uint8          // ruleTable[i]'s clauses, one bit each
+	full     []uint8          // the table's rule i's clauses, one bit each
 	negation *regexp.Regexp
 	index    map[string][]clauseRef // each clause word → the clauses it satisfies
 }
@@ -97,7 +98,7 @@ type clauseRef struct {
 }
 
 // longRepeat is a bounded repetition of 30 or more.
-var longRepeat = regexp.MustCompile(`\{0,(?:[3-9]\d|\d{3,})\}`)
+var longRepeat = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{0,(?:[3-9]\d|\d{3,})\}`) })
 
 // reach rewrites a pattern's long bounded repetitions ("[^.\n]{0,60}?") as
 // unbounded ones: Go's regexp copies a bounded repetition once per count,
@@ -105,15 +106,15 @@ var longRepeat = regexp.MustCompile(`\{0,(?:[3-9]\d|\d{3,})\}`)
 // matches wherever the bounded one does, so it runs first, on every
 // candidate sentence; the bounded one — how far apart the parts of a match
 // may be — only where it found something.
-func reach(pattern string) string { return longRepeat.ReplaceAllString(pattern, "*") }
+func reach(pattern string) string { return longRepeat().ReplaceAllString(pattern, "*") }
 
 // compiledRules compiles the table on first use, not at start: only the
 // daemon scans page text, and compiling takes a few megabytes and
 // milliseconds that gasoline-host's other modes (the native-messaging
 // relay, --mcp, the CLI) would otherwise pay at every start.
 var compiledRules = sync.OnceValue(func() *compiled {
-	c := &compiled{negation: regexp.MustCompile(negation), index: map[string][]clauseRef{}}
-	for i, r := range ruleTable {
+	c := &compiled{rules: slices.Concat(baseRules(), moreRules(), evenMoreRules()), negation: regexp.MustCompile(negation), index: map[string][]clauseRef{}}
+	for i, r := range c.rules {
 		if len(r.need) == 0 || len(r.need) > 8 {
 			panic("untrusted: rule " + r.pattern[:min(40, len(r.pattern))] + " needs 1 to 8 clauses")
 		}
@@ -140,7 +141,7 @@ func classify(text string, every bool) []Match {
 	lm := model()
 	low := lowerASCII(text)
 	var out []Match
-	sat := make([]uint8, len(ruleTable))
+	sat := make([]uint8, len(c.rules))
 	var touched []uint16
 	sentences(low, func(start, end int, words []string) {
 		for _, w := range words {
@@ -166,11 +167,11 @@ func classify(text string, every bool) []Match {
 		}
 		s := "\n" + low[start:end] // every sentence starts after a line break
 		slices.Sort(touched)
-		for ri := range ruleTable {
+		for ri := range c.rules {
 			if !every && (sat[ri] == 0 || sat[ri] != c.full[ri]) {
 				continue
 			}
-			r := &ruleTable[ri]
+			r := &c.rules[ri]
 			if !c.fast[ri].MatchString(s) {
 				continue // the quick look: no match even without the bounds
 			}
@@ -199,19 +200,17 @@ func realWords(words []string) int {
 	return n
 }
 
-// agentiveWords are the words of which a sentence the model flags must
-// hold one: it speaks to someone (you), of the agent, of its user or of
-// its instructions. "Ignore all notifications from this thread" does not.
-var agentiveWords = map[string]bool{
-	"you": true, "your": true, "yours": true, "yourself": true, "user": true, "users": true, "assistant": true,
-	"agent": true, "agents": true, "ai": true, "model": true, "bot": true, "bots": true, "llm": true, "gpt": true,
-	"claude": true, "chatgpt": true, "gemini": true, "instructions": true, "instruction": true, "prompt": true,
-	"system": true, "human": true, "owner": true, "operator": true, "task": true, "me": true, "my": true,
-}
-
+// agentive reports whether words hold one of which a sentence the model
+// flags must hold one: it speaks to someone (you), of the agent, of its
+// user or of its instructions. "Ignore all notifications from this thread"
+// does not. (A switch: no table to build at start.)
 func agentive(words []string) bool {
 	for _, w := range words {
-		if agentiveWords[w] {
+		switch w {
+		case "you", "your", "yours", "yourself", "user", "users", "assistant",
+			"agent", "agents", "ai", "model", "bot", "bots", "llm", "gpt",
+			"claude", "chatgpt", "gemini", "instructions", "instruction", "prompt",
+			"system", "human", "owner", "operator", "task", "me", "my":
 			return true
 		}
 	}
@@ -238,7 +237,7 @@ func closestFamily(c *compiled, sat []uint8, touched []uint16) string {
 	for _, ri := range touched {
 		share := float64(bits.OnesCount8(sat[ri])) / float64(bits.OnesCount8(c.full[ri]))
 		if share > bestShare {
-			best, bestShare = ruleTable[ri].reason, share
+			best, bestShare = c.rules[ri].reason, share
 		}
 	}
 	return best

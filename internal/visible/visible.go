@@ -39,7 +39,10 @@
 // dispatcher adds the note to the text).
 package visible
 
-import _ "embed"
+import (
+	_ "embed"
+	"sync"
+)
 
 var (
 	//go:embed colour.js
@@ -50,17 +53,21 @@ var (
 	visibleJS string
 )
 
-// JS installs globalThis.__gasolineVisible in the world it runs in; it is
-// a statement (an arrow function called at once) and does nothing when the
-// world has it already.
-var JS = "(() => {\nif (globalThis.__gasolineVisible) return;\n" + colourJS + "\n" + paintJS + "\n" + visibleJS + "\n})();"
+// JS returns the script that installs globalThis.__gasolineVisible in the
+// world it runs in; it is a statement (an arrow function called at once)
+// and does nothing when the world has it already. It is put together on
+// first use, not at every start of gasoline-host (the relays never need
+// its 64 KB).
+var JS = sync.OnceValue(func() string {
+	return "(() => {\nif (globalThis.__gasolineVisible) return;\n" + colourJS + "\n" + paintJS + "\n" + visibleJS + "\n})();"
+})
 
 // Wrap returns a function declaration for Runtime.callFunctionOn that
 // installs JS and then calls fn (a function declaration or expression)
 // with the same this and arguments. V8 compiles the wrapped source once per
 // world, as it would fn.
 func Wrap(fn string) string {
-	return "function (...args) {\n" + JS + "\nreturn (" + fn + ").apply(this, args);\n}"
+	return "function (...args) {\n" + JS() + "\nreturn (" + fn + ").apply(this, args);\n}"
 }
 
 // NotVisible labels page text that no person sees on the page — an

@@ -1,0 +1,40 @@
+package launcher
+
+import (
+	"testing"
+
+	"github.com/gasoline-mcp/gasoline/internal/state"
+)
+
+// TestKnown: state.json is taken at its word only for a daemon of this
+// version on this port; anything else is no guess (the caller runs Ensure).
+func TestKnown(t *testing.T) {
+	cases := []struct {
+		name   string
+		write  *state.File
+		wantOK bool
+	}{
+		{"this version and port", &state.File{PID: 42, Port: 7001, Version: "v1"}, true},
+		{"no state file", nil, false},
+		{"another version", &state.File{PID: 42, Port: 7001, Version: "v0"}, false},
+		{"another port", &state.File{PID: 42, Port: 7002, Version: "v1"}, false},
+		{"no pid", &state.File{Port: 7001, Version: "v1"}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if c.write != nil {
+				if err := state.Write(dir, *c.write); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d, ok := Known(Options{Dir: dir, Port: 7001, Version: "v1"})
+			if ok != c.wantOK {
+				t.Fatalf("Known = %+v, %v; want ok %v", d, ok, c.wantOK)
+			}
+			if ok && (d.Port != 7001 || d.PID != 42 || d.Dir != dir) {
+				t.Fatalf("Known = %+v", d)
+			}
+		})
+	}
+}
