@@ -69,9 +69,14 @@ test('a refused tab carries its tab_id, from which the daemon advises agents', (
   assert.equal(restrictedPage(3, "an extension's page").toJSON().tab_id, 3);
   const got = mapChromeError('Cannot attach to this target.', { tabId: 3 });
   assert.equal(got.toJSON().tab_id, 3);
-  assert.match(got.message, /^Chrome will not let extensions debug tab 3: .* \(Chrome said: /);
+  assert.match(
+    got.message,
+    /^Chrome will not let extensions debug tab 3: .* \(Chrome said: /,
+  );
   // Opening a URL Chrome refuses is not about a tab: no tab_id.
-  const open = mapChromeError('Cannot navigate to chrome://settings', { tabId: 3 });
+  const open = mapChromeError('Cannot navigate to chrome://settings', {
+    tabId: 3,
+  });
   assert.equal(open.code, 'restricted_page');
   assert.equal(open.toJSON().tab_id, undefined);
 });
