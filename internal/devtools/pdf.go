@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/chromedp/cdproto/page"
 
@@ -59,18 +60,20 @@ func (m *Manager) pdf(ctx context.Context, c *mcpserver.Call) (any, error) {
 }
 
 var (
-	pageObj   = regexp.MustCompile(`/Type\s*/Page\b`)
-	pageCount = regexp.MustCompile(`/Type\s*/Pages\b[^>]*?/Count\s+(\d+)|/Count\s+(\d+)[^>]*?/Type\s*/Pages\b`)
+	pageObj   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/Type\s*/Page\b`) })
+	pageCount = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`/Type\s*/Pages\b[^>]*?/Count\s+(\d+)|/Count\s+(\d+)[^>]*?/Type\s*/Pages\b`)
+	})
 )
 
 // pdfPages counts a PDF's pages: the page objects Chrome writes (it
 // writes no object streams), else the page tree's /Count.
 func pdfPages(b []byte) int {
-	if n := len(pageObj.FindAll(b, -1)); n > 0 {
+	if n := len(pageObj().FindAll(b, -1)); n > 0 {
 		return n
 	}
 	best := 0
-	for _, m := range pageCount.FindAllSubmatch(b, -1) {
+	for _, m := range pageCount().FindAllSubmatch(b, -1) {
 		for _, g := range m[1:] {
 			if n, err := strconv.Atoi(string(g)); err == nil && n > best {
 				best = n

@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/gasoline-mcp/gasoline/internal/actions"
 	"github.com/gasoline-mcp/gasoline/internal/approval"
@@ -92,25 +93,29 @@ func (g *Gate) lookAt(ctx context.Context, tab int, what string, a *tools.Args) 
 
 // risky names controls the issue calls high whatever they submit: what a
 // person would not want clicked unread.
-var risky = regexp.MustCompile(`(?i)\b(pay|pays|paying|payment|payments|buy|buys|buying|purchase|purchases|delete|deletes|deleting|send|sends|sending|transfer|transfers|transferring|confirm|confirms|confirming|publish|publishes|publishing)\b`)
+var risky = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(pay|pays|paying|payment|payments|buy|buys|buying|purchase|purchases|delete|deletes|deleting|send|sends|sending|transfer|transfers|transferring|confirm|confirms|confirming|publish|publishes|publishing)\b`)
+})
 
 // stems maps each word risky matches to the word a plan names.
-var stems = map[string]string{"pays": "pay", "paying": "pay", "payment": "pay", "payments": "pay", "buys": "buy", "buying": "buy",
-	"purchase": "buy", "purchases": "buy", "deletes": "delete", "deleting": "delete", "sends": "send", "sending": "send",
-	"transfers": "transfer", "transferring": "transfer", "confirms": "confirm", "confirming": "confirm", "publishes": "publish",
-	"publishing": "publish"}
+var stems = sync.OnceValue(func() map[string]string {
+	return map[string]string{"pays": "pay", "paying": "pay", "payment": "pay", "payments": "pay", "buys": "buy", "buying": "buy",
+		"purchase": "buy", "purchases": "buy", "deletes": "delete", "deleting": "delete", "sends": "send", "sending": "send",
+		"transfers": "transfer", "transferring": "transfer", "confirms": "confirm", "confirming": "confirm", "publishes": "publish",
+		"publishing": "publish"}
+})
 
 // RiskyWords are the words a plan may name for high-risk controls.
 var RiskyWords = []string{"buy", "confirm", "delete", "pay", "publish", "send", "transfer"}
 
 // namedWord is the risky word a control's description holds, or "".
 func namedWord(desc string) string {
-	m := risky.FindString(desc)
+	m := risky().FindString(desc)
 	if m == "" {
 		return ""
 	}
 	w := strings.ToLower(m)
-	if s, ok := stems[w]; ok {
+	if s, ok := stems()[w]; ok {
 		return s
 	}
 	return w
