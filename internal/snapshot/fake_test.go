@@ -28,11 +28,12 @@ type fakeTab struct {
 	rendered *bool    // what the page says of its first content (nil: drawn)
 	keepNext bool     // the walker answers the next it was given
 	walks    []map[string]any
+	walker   map[int]int // execution context → times the walker was installed in it
 }
 
 func newFakeTab() *fakeTab {
 	return &fakeTab{records: map[string]string{}, frames: map[string]string{"": "MAIN"},
-		backend: map[int]int{}, iframe: map[int]string{}, dead: map[int]bool{}}
+		backend: map[int]int{}, iframe: map[int]string{}, dead: map[int]bool{}, walker: map[int]int{}}
 }
 
 // killWorlds makes every execution context so far gone (a navigation).
@@ -137,10 +138,18 @@ func (f *fakeTab) call(sid string, p map[string]any) (any, error) {
 	if ec := int(p["executionContextId"].(float64)); f.dead[ec] {
 		return nil, errors.New("cdp_error: Cannot find context with specified id")
 	}
+	ec := int(p["executionContextId"].(float64))
+	if p["functionDeclaration"] == installWalkerJS() {
+		f.walker[ec]++
+		return map[string]any{"result": map[string]any{"type": "boolean", "value": true}}, nil
+	}
 	args := p["arguments"].([]any)
 	arg := args[0].(map[string]any)["value"]
 	switch p["functionDeclaration"] {
-	case walkerJS():
+	case walkCallJS:
+		if f.walker[ec] == 0 {
+			return map[string]any{"result": map[string]any{"type": "object"}, "exceptionDetails": map[string]any{"text": "Uncaught", "exceptionId": 1, "lineNumber": 0, "columnNumber": 0}}, nil
+		}
 		a := arg.(map[string]any)
 		f.walks = append(f.walks, a)
 		if r, ok := a["rootRef"].(float64); ok {

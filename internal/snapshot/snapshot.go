@@ -371,6 +371,9 @@ func (s *Snapshotter) worldContext(ctx context.Context, tab int, t *tabRefs, w w
 	if err != nil {
 		return 0, w, err
 	}
+	if err := installWalker(ctx, s.session(tab, w.session), ec); err != nil {
+		return 0, w, err
+	}
 	if w.frame == "" && w.session == "" {
 		t.main = frame
 	}

@@ -207,3 +207,26 @@ func TestRefNumbersNeverRepeat(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, r.Text, `button "New" [e6]`, "a new element takes a number past every one shown:\n%s", r.Text)
 }
+
+// The walker (~80 KB with the visibility test) is installed once per world
+// and each snapshot sends only a call of it: a new document's world gets
+// it again; a world without it fails rather than walking nothing.
+func TestWalkerInstalledOncePerWorld(t *testing.T) {
+	ctx := context.Background()
+	f := newFakeTab()
+	f.records[""] = rec(`0|button|Save||1|`)
+	f.backend[1] = 101
+	s := newTestSnapshotter(f)
+	for range 3 {
+		_, err := s.Take(ctx, tabID, Options{})
+		require.NoError(t, err)
+	}
+	require.Equal(t, map[int]int{1: 1}, f.walker, "one install in the one world, for three snapshots")
+	f.killWorlds()
+	_, err := s.Take(ctx, tabID, Options{})
+	require.NoError(t, err)
+	require.Equal(t, map[int]int{1: 1, 2: 1}, f.walker, "the new document's world gets its own")
+	f.walker[2] = 0 // a world that lost it
+	_, err = s.Take(ctx, tabID, Options{})
+	require.Error(t, err)
+}

@@ -25,11 +25,33 @@ import (
 var walkerSrc string
 
 // walkerJS is the walker with the shared visibility test installed first.
-// The source never changes, so V8 compiles it once per world. It is put
-// together on first use, not at every start of gasoline-host.
+// It is put together on first use, not at every start of gasoline-host.
 var walkerJS = sync.OnceValue(func() string {
 	return visible.Wrap("function (...args) {\n" + sensitive.JS + "\nreturn (" + walkerSrc + ").apply(this, args);\n}")
 })
+
+// installWalkerJS keeps the walker in Gasoline's isolated world, once per
+// world (worldContext): the walker and the visibility test are ~80 KB, and
+// sent with every snapshot they crossed the link and were compiled each
+// time. The page cannot reach an isolated world's globals.
+var installWalkerJS = sync.OnceValue(func() string {
+	return "function () { globalThis.__gasolineWalk = " + walkerJS() + "; return true; }"
+})
+
+// walkCallJS runs the installed walker.
+const walkCallJS = `function (...args) {
+  const walk = globalThis.__gasolineWalk;
+  if (typeof walk !== 'function') throw new Error('the snapshot walker is not installed in this world; retry');
+  return walk.apply(this, args);
+}`
+
+// installWalker puts the walker into a world just made.
+func installWalker(ctx context.Context, s cdproto.Session, ec runtime.ExecutionContextID) error {
+	if _, err := callIn(ctx, s, ec, installWalkerJS(), true); err != nil {
+		return fmt.Errorf("snapshot: installing the walker: %w", err)
+	}
+	return nil
+}
 
 // ElementJS is a function expression that returns the element behind ref
 // number n of the latest snapshot, run in the snapshot's world of the
@@ -139,7 +161,7 @@ func (e *pageError) Error() string { return "snapshot: the page walker failed: "
 
 // runWalker runs the walker in a world and decodes its records.
 func runWalker(ctx context.Context, s cdproto.Session, ec runtime.ExecutionContextID, a walkArgs) (walkResult, error) {
-	obj, err := callIn(ctx, s, ec, walkerJS(), true, a)
+	obj, err := callIn(ctx, s, ec, walkCallJS, true, a)
 	if err != nil {
 		return walkResult{}, err
 	}
