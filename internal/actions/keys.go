@@ -52,22 +52,26 @@ func ModifierKey(bit int) Key {
 	return Key{}
 }
 
-var aliases = map[string]string{
-	"ctrl": "Control", "control": "Control", "cmd": "Meta", "command": "Meta", "meta": "Meta",
-	"super": "Meta", "win": "Meta", "os": "Meta", "alt": "Alt", "option": "Alt", "opt": "Alt",
-	"shift": "Shift", "esc": "Escape", "return": "Enter", "del": "Delete", "ins": "Insert",
-	"up": "ArrowUp", "down": "ArrowDown", "left": "ArrowLeft", "right": "ArrowRight",
-	"pgup": "PageUp", "pgdn": "PageDown", "space": " ", "spacebar": " ", "plus": "+",
-	"bksp": "Backspace",
-}
+var aliases = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"ctrl": "Control", "control": "Control", "cmd": "Meta", "command": "Meta", "meta": "Meta",
+		"super": "Meta", "win": "Meta", "os": "Meta", "alt": "Alt", "option": "Alt", "opt": "Alt",
+		"shift": "Shift", "esc": "Escape", "return": "Enter", "del": "Delete", "ins": "Insert",
+		"up": "ArrowUp", "down": "ArrowDown", "left": "ArrowLeft", "right": "ArrowRight",
+		"pgup": "PageUp", "pgdn": "PageDown", "space": " ", "spacebar": " ", "plus": "+",
+		"bksp": "Backspace",
+	}
+})
 
 // punctuation on a US layout: unshifted, shifted, code, key code.
-var punct = [][4]any{
-	{"`", "~", "Backquote", 192}, {"-", "_", "Minus", 189}, {"=", "+", "Equal", 187},
-	{"[", "{", "BracketLeft", 219}, {"]", "}", "BracketRight", 221}, {`\`, "|", "Backslash", 220},
-	{";", ":", "Semicolon", 186}, {"'", `"`, "Quote", 222}, {",", "<", "Comma", 188},
-	{".", ">", "Period", 190}, {"/", "?", "Slash", 191},
-}
+var punct = sync.OnceValue(func() [][4]any {
+	return [][4]any{
+		{"`", "~", "Backquote", 192}, {"-", "_", "Minus", 189}, {"=", "+", "Equal", 187},
+		{"[", "{", "BracketLeft", 219}, {"]", "}", "BracketRight", 221}, {`\`, "|", "Backslash", 220},
+		{";", ":", "Semicolon", 186}, {"'", `"`, "Quote", 222}, {",", "<", "Comma", 188},
+		{".", ">", "Period", 190}, {"/", "?", "Slash", 191},
+	}
+})
 
 const digitShifts = ")!@#$%^&*("
 
@@ -113,7 +117,7 @@ var keys = sync.OnceValue(func() keyTables {
 		k := Key{Key: s, Code: "Digit" + s, KeyCode: int64(d - '0' + 48), Text: s, Shifted: sh}
 		t.chars[s], t.chars[sh], t.needsShift[sh] = k, k, true
 	}
-	for _, p := range punct {
+	for _, p := range punct() {
 		lo, up := p[0].(string), p[1].(string)
 		k := Key{Key: lo, Code: p[2].(string), KeyCode: int64(p[3].(int)), Text: lo, Shifted: up}
 		t.chars[lo], t.chars[up], t.needsShift[up] = k, k, true
@@ -188,7 +192,7 @@ func parseChord(s string) (Chord, error) {
 // canonical applies aliases and the DOM spelling of named keys
 // (case-insensitive: "enter", "ENTER" → Enter).
 func canonical(p string) string {
-	if a, ok := aliases[strings.ToLower(p)]; ok {
+	if a, ok := aliases()[strings.ToLower(p)]; ok {
 		return a
 	}
 	if utf8.RuneCountInString(p) == 1 {

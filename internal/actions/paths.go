@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // The upload refusal list (SAFETY.md, "Upload paths"): keys, credentials,
@@ -16,45 +17,49 @@ import (
 
 // refusedDirs are folders refused wherever they sit, as consecutive path
 // components.
-var refusedDirs = [][]string{
-	// AI agents' own credentials and settings (Claude Code, Codex, Gemini
-	// CLI, Copilot, Cursor, Aider): an agent must not hand its own keys
-	// — or another agent's — to a page.
-	{".claude"}, {".codex"}, {".gemini"}, {".config", "claude"}, {".config", "github-copilot"}, {".cursor"},
-	{".config", "codex"}, {".aider"},
-	{".ssh"}, {".aws"}, {".gnupg"}, {".kube"}, {".azure"}, {".password-store"},
-	{".config", "gcloud"}, {".config", "gh"}, {".config", "hub"}, {".docker", "config.json"},
-	{".config", "google-chrome"}, {".config", "google-chrome-beta"}, {".config", "google-chrome-unstable"},
-	{".config", "chromium"}, {".config", "bravesoftware"}, {".config", "microsoft-edge"}, {".config", "vivaldi"},
-	{".config", "opera"}, {".mozilla"}, {".librewolf"}, {"snap", "chromium"}, {"snap", "firefox"},
-	{".var", "app", "org.chromium.chromium"}, {".var", "app", "com.google.chrome"}, {".var", "app", "org.mozilla.firefox"},
-	{"library", "application support", "google", "chrome"}, {"library", "application support", "google", "chrome beta"},
-	{"library", "application support", "google", "chrome canary"}, {"library", "application support", "chromium"},
-	{"library", "application support", "bravesoftware"}, {"library", "application support", "microsoft edge"},
-	{"library", "application support", "firefox"}, {"library", "application support", "arc"},
-	{"library", "application support", "vivaldi"}, {"library", "keychains"}, {"library", "cookies"},
-	{"appdata", "local", "google", "chrome"}, {"appdata", "local", "chromium"}, {"appdata", "local", "microsoft", "edge"},
-	{"appdata", "local", "bravesoftware"}, {"appdata", "roaming", "mozilla"}, {"appdata", "roaming", "opera software"},
-	{"appdata", "roaming", "microsoft", "credentials"}, {"appdata", "local", "microsoft", "credentials"},
-	{"appdata", "roaming", "microsoft", "protect"},
-	{".gem", "credentials"}, {".cargo", "credentials"}, {".cargo", "credentials.toml"},
-	{"etc", "ssh"}, {"etc", "shadow"}, {"etc", "gshadow"}, {"etc", "sudoers"}, {"etc", "sudoers.d"},
-}
+var refusedDirs = sync.OnceValue(func() [][]string {
+	return [][]string{
+		// AI agents' own credentials and settings (Claude Code, Codex, Gemini
+		// CLI, Copilot, Cursor, Aider): an agent must not hand its own keys
+		// — or another agent's — to a page.
+		{".claude"}, {".codex"}, {".gemini"}, {".config", "claude"}, {".config", "github-copilot"}, {".cursor"},
+		{".config", "codex"}, {".aider"},
+		{".ssh"}, {".aws"}, {".gnupg"}, {".kube"}, {".azure"}, {".password-store"},
+		{".config", "gcloud"}, {".config", "gh"}, {".config", "hub"}, {".docker", "config.json"},
+		{".config", "google-chrome"}, {".config", "google-chrome-beta"}, {".config", "google-chrome-unstable"},
+		{".config", "chromium"}, {".config", "bravesoftware"}, {".config", "microsoft-edge"}, {".config", "vivaldi"},
+		{".config", "opera"}, {".mozilla"}, {".librewolf"}, {"snap", "chromium"}, {"snap", "firefox"},
+		{".var", "app", "org.chromium.chromium"}, {".var", "app", "com.google.chrome"}, {".var", "app", "org.mozilla.firefox"},
+		{"library", "application support", "google", "chrome"}, {"library", "application support", "google", "chrome beta"},
+		{"library", "application support", "google", "chrome canary"}, {"library", "application support", "chromium"},
+		{"library", "application support", "bravesoftware"}, {"library", "application support", "microsoft edge"},
+		{"library", "application support", "firefox"}, {"library", "application support", "arc"},
+		{"library", "application support", "vivaldi"}, {"library", "keychains"}, {"library", "cookies"},
+		{"appdata", "local", "google", "chrome"}, {"appdata", "local", "chromium"}, {"appdata", "local", "microsoft", "edge"},
+		{"appdata", "local", "bravesoftware"}, {"appdata", "roaming", "mozilla"}, {"appdata", "roaming", "opera software"},
+		{"appdata", "roaming", "microsoft", "credentials"}, {"appdata", "local", "microsoft", "credentials"},
+		{"appdata", "roaming", "microsoft", "protect"},
+		{".gem", "credentials"}, {".cargo", "credentials"}, {".cargo", "credentials.toml"},
+		{"etc", "ssh"}, {"etc", "shadow"}, {"etc", "gshadow"}, {"etc", "sudoers"}, {"etc", "sudoers.d"},
+	}
+})
 
 // refusedNames are file names refused anywhere.
-var refusedNames = map[string]bool{
-	".claude.json": true, ".claude.json.backup": true, ".aider.conf.yml": true,
-	".netrc": true, "_netrc": true, ".npmrc": true, ".pypirc": true, ".git-credentials": true,
-	".pgpass": true, ".my.cnf": true, ".vault-token": true, ".terraformrc": true, "credentials.tfrc.json": true,
-	".bash_history": true, ".zsh_history": true, ".sh_history": true, ".history": true, "fish_history": true,
-	".python_history": true, ".node_repl_history": true, ".psql_history": true, ".mysql_history": true,
-	".sqlite_history": true, ".rediscli_history": true, ".lesshst": true, ".viminfo": true,
-	"consolehost_history.txt": true, // PowerShell
-	".env":                    true, "id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true, "id_ecdsa_sk": true,
-	"id_ed25519_sk": true, "identity": true, "authorized_keys": true, "known_hosts": true,
-	"application_default_credentials.json": true, "access_tokens.db": true, "credentials.db": true,
-	"login data": true, "cookies": true, "web data": true, "key4.db": true, "logins.json": true, "cert9.db": true,
-}
+var refusedNames = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		".claude.json": true, ".claude.json.backup": true, ".aider.conf.yml": true,
+		".netrc": true, "_netrc": true, ".npmrc": true, ".pypirc": true, ".git-credentials": true,
+		".pgpass": true, ".my.cnf": true, ".vault-token": true, ".terraformrc": true, "credentials.tfrc.json": true,
+		".bash_history": true, ".zsh_history": true, ".sh_history": true, ".history": true, "fish_history": true,
+		".python_history": true, ".node_repl_history": true, ".psql_history": true, ".mysql_history": true,
+		".sqlite_history": true, ".rediscli_history": true, ".lesshst": true, ".viminfo": true,
+		"consolehost_history.txt": true, // PowerShell
+		".env":                    true, "id_rsa": true, "id_dsa": true, "id_ecdsa": true, "id_ed25519": true, "id_ecdsa_sk": true,
+		"id_ed25519_sk": true, "identity": true, "authorized_keys": true, "known_hosts": true,
+		"application_default_credentials.json": true, "access_tokens.db": true, "credentials.db": true,
+		"login data": true, "cookies": true, "web data": true, "key4.db": true, "logins.json": true, "cert9.db": true,
+	}
+})
 
 // refusedExts are extensions of key and keystore files.
 var refusedExts = map[string]bool{
@@ -139,14 +144,14 @@ func refusedWhy(p string, protected []string) string {
 			return "system files are never uploaded"
 		}
 	}
-	for _, d := range refusedDirs {
+	for _, d := range refusedDirs() {
 		if containsRun(comps, d) {
 			return "it is in " + strings.Join(d, "/") + ", which holds keys, credentials or a browser profile"
 		}
 	}
 	base := comps[len(comps)-1]
 	switch {
-	case refusedNames[base], strings.HasPrefix(base, ".env."), strings.HasSuffix(base, "_history"):
+	case refusedNames()[base], strings.HasPrefix(base, ".env."), strings.HasSuffix(base, "_history"):
 		return "its name marks a credential, key or shell history file"
 	case refusedExts[strings.ToLower(filepath.Ext(base))]:
 		return "its extension marks a private key or keystore"
