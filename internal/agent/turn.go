@@ -29,18 +29,19 @@ type turn struct {
 // error event; the conversation stays.
 func (c *Chat) runTurn(conv *Conversation, turnID string, ad Adapter, message string) {
 	t := &turn{c: c, conv: conv, id: turnID}
+	ok := false
+	// The done event and the end of the turn are one step (emitDone): a
+	// client that sends its next message on seeing done is never told a
+	// turn is still running.
 	defer func() {
 		if p := recover(); p != nil {
 			c.cfg.Logger.Error("agent turn panicked", "conversation", conv.ID, "panic", fmt.Sprint(p))
 			t.emit(Event{Kind: KindError, Text: "the turn failed inside the daemon (a bug); the daemon log has details"})
-			t.emit(Event{Kind: KindDone, OK: ptr(false)})
+			ok = false
 		}
-		conv.mu.Lock()
-		conv.running = false
-		conv.mu.Unlock()
+		t.emitDone(ok)
 	}()
-	ok := t.run(ad, message)
-	t.emit(Event{Kind: KindDone, OK: ptr(ok)})
+	ok = t.run(ad, message)
 }
 
 func (t *turn) run(ad Adapter, message string) bool {
@@ -160,7 +161,15 @@ func (t *turn) append(m Message) {
 
 // emit records an event (redaction indicator and time filled) and hands
 // it to the panel.
-func (t *turn) emit(ev Event) {
+func (t *turn) emit(ev Event) { t.record(ev, false) }
+
+// emitDone emits the turn's done event and ends the turn in the same
+// critical section.
+func (t *turn) emitDone(ok bool) { t.record(Event{Kind: KindDone, OK: ptr(ok)}, true) }
+
+// record adds ev to the conversation's history and passes it on; last
+// ends the turn as it is added.
+func (t *turn) record(ev Event, last bool) {
 	ev.ConversationID, ev.TurnID = t.conv.ID, t.id
 	ev.At = t.c.cfg.Now().UTC()
 	t.conv.counters.SetPolicyVersion(t.c.policyVersion())
@@ -174,6 +183,9 @@ func (t *turn) emit(ev Event) {
 		t.conv.events = append(t.conv.events[:0:0], t.conv.events[over:]...)
 	}
 	t.conv.lastUse = ev.At
+	if last {
+		t.conv.running = false
+	}
 	t.conv.mu.Unlock()
 	if t.c.cfg.Emit != nil {
 		t.c.cfg.Emit(ev)
