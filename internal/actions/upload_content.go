@@ -11,9 +11,6 @@ import (
 	"time"
 	"unicode"
 
-	cdproto "github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/dom"
-
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
@@ -102,40 +99,16 @@ func (e *Engine) UploadContents(ctx context.Context, tab int, target Target, pat
 		if err != nil {
 			return err
 		}
-		el, err := a.resolve(ctx, target, true)
+		el, err := a.fileInput(ctx, target, len(got))
 		if err != nil {
 			return err
-		}
-		p, err := a.prepare(ctx, el, false)
-		if err != nil {
-			return err
-		}
-		if p.Tag != "input" || p.Type != "file" {
-			return errorf(CodeNotEditable, "%s is not a file input (<input type=file>); target the input itself", el.desc)
-		}
-		var st struct {
-			N        int
-			Multiple bool
-		}
-		if err := a.callEl(ctx, el, filesJS, &st); err != nil {
-			return err
-		}
-		if len(got) > 1 && !st.Multiple {
-			return invalid("%s takes one file; %d given", el.desc, len(got))
 		}
 		written, err := a.e.writeContents(got)
 		if err != nil {
 			return err
 		}
-		a.settle()
-		if _, err := cdproto.Call(ctx, el.s, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: written, BackendNodeID: el.backend}); err != nil {
-			return fmt.Errorf("setting files on %s: %w", el.desc, err)
-		}
-		if err := a.callEl(ctx, el, filesJS, &st); err != nil {
+		if err := a.setFiles(ctx, el, written); err != nil {
 			return err
-		}
-		if st.N != len(written) {
-			return errorf(CodeNotApplied, "set %d files on %s but it holds %d", len(written), el.desc, st.N)
 		}
 		names := make([]string, len(got))
 		for i, d := range got {
