@@ -24,18 +24,15 @@ import (
 //go:embed walker.js
 var walkerSrc string
 
-// walkerJS is the walker with the shared visibility test installed first.
-// It is put together on first use, not at every start of gasoline-host.
-var walkerJS = sync.OnceValue(func() string {
-	return visible.Wrap("function (...args) {\n" + sensitive.JS + "\nreturn (" + walkerSrc + ").apply(this, args);\n}")
-})
-
-// installWalkerJS keeps the walker in Gasoline's isolated world, once per
-// world (worldContext): the walker and the visibility test are ~80 KB, and
-// sent with every snapshot they crossed the link and were compiled each
-// time. The page cannot reach an isolated world's globals.
+// installWalkerJS keeps the walker, with the shared visibility test
+// installed first, in Gasoline's isolated world, once per world
+// (worldContext): the two are ~80 KB, and sent with every snapshot they
+// crossed the link and were compiled each time. The page cannot reach an
+// isolated world's globals. It is put together on first use, not at every
+// start of gasoline-host.
 var installWalkerJS = sync.OnceValue(func() string {
-	return "function () { globalThis.__gasolineWalk = " + walkerJS() + "; return true; }"
+	walker := visible.Wrap("function (...args) {\n" + sensitive.JS + "\nreturn (" + walkerSrc + ").apply(this, args);\n}")
+	return "function () { globalThis.__gasolineWalk = " + walker + "; return true; }"
 })
 
 // walkCallJS runs the installed walker.
