@@ -13,6 +13,13 @@ import (
 // system, the binary's clean pages unmapped), as the native host does.
 const restAfter = 5 * time.Second
 
+// releaseAtMost is the longest the daemon goes without that release while
+// calls never stop (agents polling for hours): resident memory then
+// follows the live heap instead of the high-water mark of the busiest
+// minute. A release costs a collection (a few milliseconds at the
+// daemon's ~25 MiB live heap) once a minute.
+const releaseAtMost = time.Minute
+
 // sessionEnded releases what the daemon keeps for an MCP session that
 // ended (closed by its client, expired, or evicted at the session cap):
 // its export, its approval requests, tokens and grants, its redaction
@@ -43,6 +50,6 @@ func (s *Server) startRest() (stop func()) {
 	if after <= 0 {
 		after = restAfter
 	}
-	s.rest = memory.NewRest(after, release)
+	s.rest = memory.NewRest(after, releaseAtMost, release)
 	return s.rest.Stop
 }

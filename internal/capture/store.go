@@ -30,7 +30,7 @@ type Limits struct {
 type Options struct {
 	Console     Limits // default 5,000 entries / 8 MiB
 	Exceptions  Limits // default 1,000 entries / 2 MiB
-	Network     Limits // default 2,000 requests / 8 MiB
+	Network     Limits // default 1,000 requests / 8 MiB
 	WebSockets  Limits // default 2,000 events / 4 MiB
 	Dialogs     Limits // default 200 dialogs / 1 MiB
 	Navigations Limits // default 500 events / 1 MiB
@@ -76,7 +76,7 @@ func (o *Options) withDefaults() (Options, error) {
 	}{
 		{"Console", &c.Console, Limits{5000, 8 * mib}},
 		{"Exceptions", &c.Exceptions, Limits{1000, 2 * mib}},
-		{"Network", &c.Network, Limits{2000, 8 * mib}},
+		{"Network", &c.Network, Limits{1000, 8 * mib}},
 		{"WebSockets", &c.WebSockets, Limits{2000, 4 * mib}},
 		{"Dialogs", &c.Dialogs, Limits{200, 1 * mib}},
 		{"Navigations", &c.Navigations, Limits{500, 1 * mib}},

@@ -155,7 +155,7 @@ func TestOptions(t *testing.T) {
 	require.NoError(t, err)
 	o := s.opts
 	assert.Equal(t, Limits{5000, 8 << 20}, o.Console)
-	assert.Equal(t, Limits{2000, 8 << 20}, o.Network)
+	assert.Equal(t, Limits{1000, 8 << 20}, o.Network)
 	assert.Equal(t, 1000, o.MaxOpenRequests)
 	assert.Equal(t, 32, o.MaxTabs)
 	assert.NotNil(t, o.Now)

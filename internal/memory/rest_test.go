@@ -12,7 +12,7 @@ import (
 func TestRestReleasesOnceAfterEachBurst(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var n atomic.Int32
-		r := NewRest(2*time.Second, func() { n.Add(1) })
+		r := NewRest(2*time.Second, 0, func() { n.Add(1) })
 		defer r.Stop()
 
 		// Traffic every second: never two seconds of silence.
@@ -43,7 +43,7 @@ func TestRestStopWaitsForARunningRelease(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		started, finish := make(chan struct{}), make(chan struct{})
 		var done atomic.Bool
-		r := NewRest(time.Second, func() {
+		r := NewRest(time.Second, 0, func() {
 			close(started)
 			<-finish
 			done.Store(true)
@@ -69,5 +69,38 @@ func TestRestStopWaitsForARunningRelease(t *testing.T) {
 		r.Touch()
 		time.Sleep(time.Hour)
 		synctest.Wait()
+	})
+}
+
+func TestRestReleasesUnderEndlessTraffic(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var n atomic.Int32
+		r := NewRest(2*time.Second, time.Minute, func() { n.Add(1) })
+		defer r.Stop()
+
+		// Traffic every second for five minutes: never at rest, and one
+		// release a minute all the same.
+		for range 300 {
+			time.Sleep(time.Second)
+			r.Touch()
+			synctest.Wait()
+		}
+		require.EqualValues(t, 5, n.Load())
+
+		// The release at rest follows the last touch as before, and it
+		// restarts the minute.
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		require.EqualValues(t, 6, n.Load())
+		for range 59 {
+			time.Sleep(time.Second)
+			r.Touch()
+			synctest.Wait()
+		}
+		require.EqualValues(t, 6, n.Load(), "a minute is counted from the last release, at rest or not")
+		time.Sleep(time.Second)
+		r.Touch()
+		synctest.Wait()
+		require.EqualValues(t, 7, n.Load())
 	})
 }

@@ -109,7 +109,7 @@ func Run(ctx context.Context, cfg Config) error {
 		in:      make(chan []byte, 64),
 		pending: map[int64]string{},
 		src:     newSource(cfg.Redaction, cfg.Log),
-		rest:    memory.NewRest(cfg.RestAfter, cfg.Release),
+		rest:    memory.NewRest(cfg.RestAfter, 0, cfg.Release),
 	}
 	defer r.rest.Stop()
 	ctx, cancel := context.WithCancel(ctx)
