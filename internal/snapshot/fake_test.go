@@ -173,7 +173,9 @@ func (f *fakeTab) call(sid string, p map[string]any) (any, error) {
 		if f.keepNext { // the page's world kept numbers from a walk that was not committed
 			next = int(a["next"].(float64))
 		}
-		return map[string]any{"result": map[string]any{"type": "object", "value": map[string]any{"records": recs, "next": next, "nodes": 1, "ms": 1.5}}}, nil
+		_, waits := a["render"]
+		return map[string]any{"result": map[string]any{"type": "object", "value": map[string]any{"records": recs, "next": next, "nodes": 1, "ms": 1.5,
+			"notRendered": waits && f.rendered != nil && !*f.rendered}}}, nil
 	case resolveJS:
 		ref := int(arg.(float64))
 		id, ok := f.backend[ref]
@@ -185,8 +187,6 @@ func (f *fakeTab) call(sid string, p map[string]any) (any, error) {
 				"deepSerializedValue": map[string]any{"type": "node", "value": map[string]any{"backendNodeId": id}}}}, nil
 		}
 		return map[string]any{"result": map[string]any{"type": "object", "subtype": "node", "objectId": fmt.Sprint("obj-", ref)}}, nil
-	case renderedJS:
-		return map[string]any{"result": map[string]any{"type": "boolean", "value": f.rendered == nil || *f.rendered}}, nil
 	case frameJS:
 		for ref, frame := range f.iframe {
 			if frame != "" && arg == "#"+frame {

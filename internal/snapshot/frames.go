@@ -28,6 +28,9 @@ type walkRun struct {
 	hidden   int
 	why      map[string]int // hidden by reason
 	mask     []string       // sensitive selectors (internal/sensitive)
+	// notRendered: the main frame had drawn nothing when the wait for its
+	// first content ended (walkArgs.Render).
+	notRendered bool
 }
 
 // walk runs the walker in world w and splices in the frames it could not
@@ -43,6 +46,7 @@ func (r *walkRun) walk(ctx context.Context, w world, args walkArgs, nesting int)
 	}
 	r.next = res.Next
 	r.pageMS += res.MS
+	r.notRendered = r.notRendered || res.NotRendered
 	r.hidden += res.Hidden
 	for k, v := range res.Why {
 		if r.why == nil {

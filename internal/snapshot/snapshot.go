@@ -231,11 +231,8 @@ func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, er
 		s.release(ctx, tab, t)
 	}
 	run := &walkRun{s: s, tab: tab, t: t, gen: gen, nav: nav, next: t.next, mask: mask}
-	notRendered := false
 	if full {
-		var ok bool
-		ok, w = run.rendered(ctx, w)
-		notRendered = !ok
+		args.Render = RenderWait.Milliseconds()
 	}
 	nodes, err := run.walk(ctx, w, args, 0)
 	if root != nil && errors.Is(err, errRootGone) {
@@ -248,7 +245,7 @@ func (s *Snapshotter) Take(ctx context.Context, tab int, o Options) (*Result, er
 		return nil, ErrNavigated
 	}
 	t.commit(run.issued, gen, run.next)
-	r := &Result{Generation: gen, Refs: len(run.issued), Tree: nodes, PageMS: run.pageMS, Hidden: run.hidden, HiddenWhy: run.why, NotRendered: notRendered}
+	r := &Result{Generation: gen, Refs: len(run.issued), Tree: nodes, PageMS: run.pageMS, Hidden: run.hidden, HiddenWhy: run.why, NotRendered: run.notRendered}
 	ls, deeper := lines(nodes, o)
 	var prev *kept
 	if full && o.Session != "" {

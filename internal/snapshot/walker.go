@@ -35,11 +35,21 @@ var installWalkerJS = sync.OnceValue(func() string {
 	return "function () { globalThis.__gasolineWalk = " + walker + "; return true; }"
 })
 
-// walkCallJS runs the installed walker.
-const walkCallJS = `function (...args) {
+// walkCallJS runs the installed walker. Given a.render (a full snapshot
+// of a tab's main frame), it first waits, bounded, for the page's first
+// rendered content (renderedJS, render.go) — in the same round trip — and
+// says when none came.
+const walkCallJS = `function (a) {
   const walk = globalThis.__gasolineWalk;
   if (typeof walk !== 'function') throw new Error('the snapshot walker is not installed in this world; retry');
-  return walk.apply(this, args);
+  if (!a.render) return walk.call(this, a);
+  const drawn = (` + renderedJS + `)(a.render);
+  if (drawn === true) return walk.call(this, a);
+  return drawn.then((ok) => {
+    const r = walk.call(this, a);
+    if (!ok) r.notRendered = true;
+    return r;
+  });
 }`
 
 // installWalker puts the walker into a world just made.
@@ -90,6 +100,9 @@ type walkArgs struct {
 	MaxText int    `json:"maxText,omitzero"`
 	// Mask are the sensitive selectors (internal/sensitive).
 	Mask []string `json:"mask,omitempty"`
+	// Render bounds, in ms, the wait for the page's first rendered
+	// content before the walk (render.go); 0: no wait.
+	Render int64 `json:"render,omitzero"`
 }
 
 type walkResult struct {
@@ -100,6 +113,8 @@ type walkResult struct {
 	Why     map[string]int `json:"why"`    // Hidden by reason (internal/visible)
 	MS      float64        `json:"ms"`     // time spent in the page
 	Gone    bool           `json:"gone"`   // the root ref's element left the page
+	// NotRendered: the page had drawn nothing when the Render wait ended.
+	NotRendered bool `json:"notRendered"`
 }
 
 // createWorld makes Gasoline's isolated world in frame (the session's main
@@ -126,7 +141,8 @@ func createWorld(ctx context.Context, s cdproto.Session, frame cdproto.FrameID) 
 // callIn runs fn(args…) in an execution context. byValue returns JSON;
 // otherwise the result is a remote object (an element, or null).
 func callIn(ctx context.Context, s cdproto.Session, ec runtime.ExecutionContextID, fn string, byValue bool, args ...any) (*runtime.RemoteObject, error) {
-	p := runtime.CallFunctionOnParams{FunctionDeclaration: fn, ExecutionContextID: ec, ReturnByValue: &byValue, ObjectGroup: objectGroup}
+	yes := true // the walker answers a promise while it waits for a first render
+	p := runtime.CallFunctionOnParams{FunctionDeclaration: fn, ExecutionContextID: ec, ReturnByValue: &byValue, AwaitPromise: &yes, ObjectGroup: objectGroup}
 	for _, a := range args {
 		b, err := jsonv2.Marshal(a)
 		if err != nil {
