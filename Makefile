@@ -40,7 +40,7 @@ lint: vet bench-lint
 # bench: Go benchmarks; the end-to-end ones run the real chain in Chromium
 # (200 calls after warm-up, p50/p95 reported beside ns/op; 20 for analyze,
 # whose axe-core audit of the large page takes seconds).
-BENCH_PKGS ?= ./internal/nativemsg/ ./internal/capture/ ./internal/mcpserver/... ./internal/redact/... ./internal/approval/...
+BENCH_PKGS ?= ./host/ ./internal/nativemsg/ ./internal/capture/ ./internal/mcpserver/... ./internal/redact/... ./internal/approval/...
 bench: chromium sshd bench-e2e
 	@mkdir -p out
 	$(GO) test -run '^$$' -bench . -skip 'Flood|E2EAnalyze|E2ESoak' -benchtime 200x ./internal/e2e/ | tee out/bench-e2e.txt

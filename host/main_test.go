@@ -56,7 +56,7 @@ type env struct {
 	port int
 }
 
-func newEnv(t *testing.T) env {
+func newEnv(t testing.TB) env {
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	require.NoError(t, err)
 	port := ln.Addr().(*net.TCPAddr).Port
@@ -73,7 +73,7 @@ func (e env) vars(extra ...string) []string {
 
 // stopDaemon terminates whatever daemon the test left running and waits
 // (bounded) for its port to close.
-func (e env) stopDaemon(t *testing.T) {
+func (e env) stopDaemon(t testing.TB) {
 	st, err := state.Read(e.home)
 	if err != nil {
 		return
@@ -104,7 +104,7 @@ func (e env) healthy() bool {
 
 // waitFor polls cond until it holds or the bound passes. It waits for an
 // outside process's state, which sends no signal we could block on.
-func waitFor(t *testing.T, bound time.Duration, cond func() bool) {
+func waitFor(t testing.TB, bound time.Duration, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(bound)
 	for !cond() {

@@ -145,7 +145,7 @@ func TestE2EPageToolsListAndCall(t *testing.T) {
 	bad := a.call("interact", pageTool(tab, "add_to_cart", map[string]any{"qty": 2}))
 	require.True(t, bad.IsError, bad.Text)
 	require.Equal(t, "invalid_argument", bad.code(), bad.Text)
-	require.Contains(t, bad.Text, "missing property")
+	require.Contains(t, bad.Text, "missing properties")
 	require.Empty(t, list(a.observe("approvals", nil), "pending"), "nothing was asked")
 
 	// The mutating tool waits for the user; denied, nothing happens.

@@ -208,7 +208,7 @@ func TestCallRefusedBeforeThePage(t *testing.T) {
 	p.invoke = func(string, string) event { t.Fatal("the tool was invoked"); return event{} }
 	_, err := p.checked(`{"what":"call_page_tool","name":"add","arguments":{"item":3}}`)
 	require.Equal(t, tools.CodeInvalidArgument, code(t, err))
-	require.Contains(t, err.Error(), "at /item: got number, want string")
+	require.Contains(t, err.Error(), `/properties/item: type: 3 has type "integer", want "string"`)
 	_, err = p.checked(`{"what":"call_page_tool","name":"nope"}`)
 	require.Equal(t, CodeNotFound, code(t, err))
 

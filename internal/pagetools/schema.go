@@ -2,24 +2,23 @@ package pagetools
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/google/jsonschema-go/jsonschema"
 )
-
-// printer words the validator's messages.
-var printer = message.NewPrinter(language.English)
 
 // Arguments are checked against the page's input schema before anyone is
 // asked and before the page sees them (Chrome does not check them). The
-// schema is the page's: it is compiled with no loader at all, so a $ref
-// or $schema naming a file or a URL fails instead of reading the user's
-// disk or the network; only the JSON Schema meta-schemas (built into the
-// library) resolve.
+// validator is google/jsonschema-go, the go-sdk's own, which builds
+// nothing at init (a validator that compiles its meta-schemas at init
+// costs every start of every mode, the stdio relay's included: issue 35).
+// The schema is the page's: it is resolved with no loader at all, so a
+// $ref naming a file or a URL fails instead of reading the user's disk or
+// the network, and refs.go refuses what would make the validator recurse
+// without end.
 
 // maxSchema bounds a page's schema; maxArgs bounds the arguments sent.
 const (
@@ -27,26 +26,28 @@ const (
 	maxArgs   = 64 << 10
 )
 
-// schemaURL names the page's schema inside the compiler (never fetched).
+// schemaURL names the page's schema inside the validator (never fetched).
 const schemaURL = "urn:gasoline:page-tool-schema"
 
-// errNoLoad refuses every resource the page's schema points at.
-var errNoLoad = errors.New("Gasoline does not load schemas a page points at")
-
-type noLoader struct{}
-
-func (noLoader) Load(string) (any, error) { return nil, errNoLoad }
+// maxMessage bounds the validator's message in an error: it may quote the
+// page's schema, and an error is not fenced.
+const maxMessage = 300
 
 // checkArgs validates args (a JSON object) against the tool's schema. A
 // tool without a schema takes any object. The error says what is wrong,
 // in terms an agent can fix.
-func checkArgs(schema, args []byte) error {
+func checkArgs(schema, args []byte) (err error) {
 	if len(args) > maxArgs {
 		return fmt.Errorf("the arguments are %d bytes; page tools take at most %d", len(args), maxArgs)
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	defer func() { // the library asserts its invariants with panics
+		if p := recover(); p != nil {
+			err = &schemaError{fmt.Errorf("the validator failed on it: %v", p)}
+		}
+	}()
+	inst, err := decodeArgs(args)
 	if err != nil {
-		return fmt.Errorf("the arguments are not JSON: %v", err)
+		return err
 	}
 	if _, ok := inst.(map[string]any); !ok {
 		return errors.New("arguments must be a JSON object")
@@ -54,62 +55,104 @@ func checkArgs(schema, args []byte) error {
 	if len(schema) == 0 {
 		return nil
 	}
-	sch, err := compile(schema)
+	rs, err := compile(schema)
 	if err != nil {
 		return &schemaError{err}
 	}
-	if err := sch.Validate(inst); err != nil {
+	if err := rs.Validate(inst); err != nil {
 		return fmt.Errorf("the arguments do not match the tool's input schema: %s", validationText(err))
 	}
 	return nil
+}
+
+// decodeArgs reads the arguments as the validator takes them: numbers as
+// int64 when whole and in range, else float64.
+func decodeArgs(args []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, fmt.Errorf("the arguments are not JSON: %v", err)
+	}
+	if d.More() {
+		return nil, errors.New("the arguments are not JSON: more than one value")
+	}
+	return numbers(v)
+}
+
+func numbers(v any) (any, error) {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i, nil
+		}
+		f, err := x.Float64()
+		if err != nil {
+			return nil, fmt.Errorf("the number %.40s is out of range", x)
+		}
+		return f, nil
+	case map[string]any:
+		for k, e := range x {
+			n, err := numbers(e)
+			if err != nil {
+				return nil, err
+			}
+			x[k] = n
+		}
+	case []any:
+		for i, e := range x {
+			n, err := numbers(e)
+			if err != nil {
+				return nil, err
+			}
+			x[i] = n
+		}
+	}
+	return v, nil
 }
 
 // schemaError is a page schema Gasoline cannot use: the call is refused.
 type schemaError struct{ err error }
 
 func (e *schemaError) Error() string {
-	return "the page's input schema for this tool is unusable (" + e.err.Error() + "); Gasoline does not call a tool it cannot check"
+	return "the page's input schema for this tool is unusable (" + clip(e.err.Error(), maxMessage) + "); Gasoline does not call a tool it cannot check"
 }
 
-func compile(schema []byte) (*jsonschema.Schema, error) {
+func compile(schema []byte) (*jsonschema.Resolved, error) {
 	if len(schema) > maxSchema {
 		return nil, fmt.Errorf("%d bytes, more than %d", len(schema), maxSchema)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+	var s jsonschema.Schema
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return nil, err
+	}
+	// The references are checked on the schema as the validator read it,
+	// written back: its keywords are matched without regard to case
+	// ("$rEf" is a $ref) and a repeated one keeps its last value.
+	canonical, err := json.Marshal(&s)
 	if err != nil {
 		return nil, err
 	}
-	c := jsonschema.NewCompiler()
-	c.UseLoader(noLoader{})
-	c.DefaultDraft(jsonschema.Draft2020)
-	if err := c.AddResource(schemaURL, doc); err != nil {
+	var raw any
+	if err := json.Unmarshal(canonical, &raw); err != nil {
 		return nil, err
 	}
-	return c.Compile(schemaURL)
+	if err := checkRefs(raw); err != nil {
+		return nil, err
+	}
+	switch s.Schema {
+	case "", "https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema":
+	default:
+		return nil, fmt.Errorf("$schema %.80q: Gasoline checks JSON Schema draft 2020-12 and draft-07", s.Schema)
+	}
+	return s.Resolve(&jsonschema.ResolveOptions{BaseURI: schemaURL})
 }
 
-// validationText is the validator's message, one line, without the
-// schema's internal URL.
+// validationText is the validator's message on one line, bounded, without
+// the schema's internal URL.
 func validationText(err error) string {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return err.Error()
-	}
-	var parts []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			at := "/" + strings.Join(e.InstanceLocation, "/")
-			parts = append(parts, fmt.Sprintf("at %s: %s", at, e.ErrorKind.LocalizedString(printer)))
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	if len(parts) > 5 {
-		parts = append(parts[:5], fmt.Sprintf("and %d more", len(parts)-5))
-	}
-	return strings.Join(parts, "; ")
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	msg = strings.ReplaceAll(msg, "validating root: ", "")
+	msg = strings.ReplaceAll(msg, schemaURL, "")
+	return clip(msg, maxMessage)
 }

@@ -3,6 +3,7 @@ package pagetools
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,14 +18,20 @@ func TestCheckArgs(t *testing.T) {
 		schema, args, err string
 	}{
 		{schema, `{"item":"pear","qty":2}`, ""},
-		{schema, `{"qty":2}`, `at /: missing property 'item'`},
-		{schema, `{"item":"pear","qty":0}`, "at /qty: minimum"},
-		{schema, `{"item":"pineapple"}`, "at /item: maxLength"},
-		{schema, `{"item":"pear","x":1}`, "additional properties 'x' not allowed"},
+		{schema, `{"qty":2}`, `required: missing properties: ["item"]`},
+		{schema, `{"item":"pear","qty":0}`, "/properties/qty: minimum"},
+		{schema, `{"item":"pineapple"}`, "/properties/item: maxLength"},
+		{schema, `{"item":"pear","qty":1.5}`, `/properties/qty: type: 1.5 has type "number", want "integer"`},
+		{schema, `{"item":"pear","qty":2.0}`, ""},
+		{schema, `{"item":"pear","x":1}`, `unexpected additional properties ["x"]`},
 		{schema, `[1]`, "must be a JSON object"},
 		{"", `{"anything":[1,2]}`, ""},
 		{"", `"x"`, "must be a JSON object"},
-		{`{"type":"object","properties":{"n":{"type":"number"}}}`, `{"n":1e400}`, ""},
+		{`{"type":"object","properties":{"n":{"type":"number"}}}`, `{"n":1e300}`, ""},
+		{`{"type":"object","properties":{"n":{"type":"number"}}}`, `{"n":1e400}`, "the number 1e400 is out of range"},
+		{`{"type":"object","properties":{"a":{"$ref":"#/$defs/s"}},"$defs":{"s":{"type":"string"}}}`, `{"a":"x"}`, ""},
+		{`{"type":"object","properties":{"a":{"$ref":"#/$defs/s"}},"$defs":{"s":{"type":"string"}}}`, `{"a":1}`, `want "string"`},
+		{`{"type":"object"}`, `{} {}`, "not JSON"},
 	} {
 		err := checkArgs([]byte(tc.schema), []byte(tc.args))
 		if tc.err == "" {
@@ -65,6 +72,46 @@ func TestSchemaLoadsNothing(t *testing.T) {
 	require.ErrorAs(t, checkArgs(big, []byte(`{}`)), &se)
 }
 
+// A $ref that leads back to itself would make the validator recurse until
+// the stack overflows, a fatal error that ends the daemon: such a schema
+// is refused, as is any reference the check cannot follow itself.
+func TestSchemaRefusesRecursion(t *testing.T) {
+	refused := []string{
+		`{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/a"}}}`,
+		`{"allOf":[{"$ref":"#"}]}`,
+		`{"$defs":{"a":{"anyOf":[{"$ref":"#/$defs/b"}]},"b":{"not":{"$ref":"#/$defs/a"}}},"$ref":"#/$defs/a"}`,
+		`{"type":"object","properties":{"child":{"$ref":"#"}}}`, // recursive data: refused too
+		`{"$defs":{"a~b":{"$ref":"#/$defs/a~0b"}},"$ref":"#/$defs/a~0b"}`,
+		`{"$ref":"#/$defs/a%62","$defs":{"ab":{"$ref":"#/$defs/a%62"}}}`,
+		`{"$defs":{"a":{"$id":"urn:a","$ref":"urn:a"}},"$ref":"#/$defs/a"}`,
+		`{"$dynamicAnchor":"x","$dynamicRef":"#x"}`,
+		`{"$anchor":"x","$ref":"#x"}`,
+		`{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`,
+		`{"$rEf":"#"}`, // the validator reads keywords without regard to case
+		`{"ALLOF":[{"$ref":"#/allOf/0"}]}`,
+		`{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$REF":"#/$defs/a"}}}`,
+		`{"$ref":"#/$defs/b","$ref":"#","$defs":{"b":{}}}`, // a repeated key keeps its last value
+		`{"$defs":` + strings.Repeat(`{"a":`, 1) + `{}}` + `,"allOf":[` + strings.TrimSuffix(strings.Repeat(`{"$ref":"#/$defs/a"},`, maxRefs+1), ",") + `]}`,
+	}
+	// Each definition names the next twice: 2^40 schemas unfolded.
+	var defs []string
+	for i := range 40 {
+		defs = append(defs, fmt.Sprintf(`"d%d":{"allOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i+1, i+1))
+	}
+	defs = append(defs, `"d40":{"type":"object"}`)
+	refused = append(refused, `{"$ref":"#/$defs/d0","$defs":{`+strings.Join(defs, ",")+`}}`)
+	for _, schema := range refused {
+		var se *schemaError
+		err := checkArgs([]byte(schema), []byte(`{"child":{}}`))
+		require.True(t, errors.As(err, &se), "%s: %v", schema, err)
+	}
+	// References that end: shared definitions, chains, siblings.
+	ok := `{"type":"object","properties":{"a":{"$ref":"#/$defs/s"},"b":{"$ref":"#/$defs/t"}},` +
+		`"$defs":{"s":{"type":"string"},"t":{"allOf":[{"$ref":"#/$defs/s"},{"maxLength":3}]}}}`
+	require.NoError(t, checkArgs([]byte(ok), []byte(`{"a":"x","b":"abc"}`)))
+	require.ErrorContains(t, checkArgs([]byte(ok), []byte(`{"b":"abcd"}`)), "maxLength")
+}
+
 // FuzzCheckArgs: a page's schema and an agent's arguments, both
 // untrusted, never panic the validator.
 func FuzzCheckArgs(f *testing.F) {
@@ -72,6 +119,8 @@ func FuzzCheckArgs(f *testing.F) {
 	f.Add(`{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/a"}}}`, `{}`)
 	f.Add(`{"allOf":[{"$ref":"#"}]}`, `{"a":[1,{"b":null}]}`)
 	f.Add(`not json`, `{`)
+	f.Add(`{"$defs":{"a":{"anyOf":[{"$ref":"#/$defs/b"}]},"b":{"items":{"$ref":"#/$defs/a"}}},"$ref":"#/$defs/a"}`, `[[1]]`)
+	f.Add(`{"type":"object","properties":{"n":{"type":"integer","maximum":3}},"required":["n"]}`, `{"n":12345678901234567890}`)
 	f.Fuzz(func(t *testing.T, schema, args string) {
 		checkArgs([]byte(schema), []byte(args))
 	})
