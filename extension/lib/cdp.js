@@ -58,9 +58,7 @@ export class CdpMethods {
    * as cdp.send would). A step with overlap is sent together with the next
    * one, and both are awaited before the step after. A step that fails, or
    * with stop_on_exception answers exceptionDetails, ends the run: later
-   * steps are skipped, but those marked always (clean-up) still run. A
-   * step marked may_fail that fails does not end it (its error is still
-   * its result).
+   * steps are skipped, but those marked always (clean-up) still run.
    * @returns {Promise<{results: Array<object>}>} per step {result},
    *   {error} or {skipped: true}
    */
@@ -82,12 +80,7 @@ export class CdpMethods {
       need.string(s, 'method');
       need.object(s, 'params');
       need.string(s, 'session_id', { optional: true });
-      for (const flag of [
-        'always',
-        'stop_on_exception',
-        'overlap',
-        'may_fail',
-      ]) {
+      for (const flag of ['always', 'stop_on_exception', 'overlap']) {
         need.boolean(s, flag, false);
       }
     }
@@ -105,7 +98,7 @@ export class CdpMethods {
       } catch (err) {
         return {
           out: { error: asProtocolError(err, s.method).toJSON() },
-          failed: s.may_fail !== true,
+          failed: true,
         };
       }
     };

@@ -38,10 +38,6 @@ func InternalError(err error) bool { return says(err, "Internal error") }
 // holds (evicted from its buffer, or the page navigated away).
 func NoBody(err error) bool { return says(err, "No resource with given identifier", "No data found") }
 
-// ScreencastActive is Page.startScreencast's answer when a screencast is
-// open in the session already.
-func ScreencastActive(err error) bool { return says(err, "Screencast is already active") }
-
 // says reports whether err's message holds one of Chrome's messages.
 func says(err error, msgs ...string) bool {
 	if err == nil {

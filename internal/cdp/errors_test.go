@@ -29,9 +29,6 @@ func TestChromeTexts(t *testing.T) {
 			t.Errorf("%v: gone %v navigating %v", tc.err, Gone(tc.err), Navigating(tc.err))
 		}
 	}
-	if !ScreencastActive(&protocol.Error{Code: protocol.CodeCDPError, Message: "Screencast is already active"}) || ScreencastActive(errors.New("Not attached to an active page")) {
-		t.Error("ScreencastActive")
-	}
 	if !NoBody(errors.New("cdp_error: No resource with given identifier found")) || NoDialog(nil) {
 		t.Error("NoBody / NoDialog")
 	}

@@ -23,9 +23,6 @@ type Step struct {
 	// Overlap sends the next step without waiting for this one; both are
 	// awaited before the step after them.
 	Overlap bool
-	// MayFail keeps the sequence going when the step fails (its error is
-	// still its result, for the caller to judge).
-	MayFail bool
 	// Child runs the step in that child session of the tab (an
 	// out-of-process iframe) instead of the Session's own.
 	Child string
@@ -75,7 +72,6 @@ type seqStep struct {
 	Always          bool            `json:"always,omitempty"`
 	StopOnException bool            `json:"stop_on_exception,omitempty"`
 	Overlap         bool            `json:"overlap,omitempty"`
-	MayFail         bool            `json:"may_fail,omitempty"`
 }
 
 type seqParams struct {
@@ -112,7 +108,7 @@ func (s *Session) Sequence(ctx context.Context, steps ...Step) ([]StepResult, er
 			sid = st.Child
 		}
 		p.Steps[i] = seqStep{Method: st.Method, Params: raw, SessionID: sid, Always: st.Always,
-			StopOnException: st.StopOnException, Overlap: st.Overlap, MayFail: st.MayFail}
+			StopOnException: st.StopOnException, Overlap: st.Overlap}
 	}
 	res, err := s.caller.Call(ctx, "cdp.sequence", p)
 	if err != nil {

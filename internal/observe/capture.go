@@ -18,6 +18,70 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
+// Why a capture holds a screencast open.
+//
+// Chrome paints a background tab (the agent's tabs are background tabs)
+// only while something captures it. Page.captureScreenshot takes such a
+// hold for itself: the widget turns "hidden but painting", and the capture
+// asks for a new frame and copies it. The first capture after the tab went
+// back to hidden waits for a frame that the switch to painting does not
+// produce; the next capture request produces it and both answer (measured
+// with raw CDP on Chromium 156, headless: every other capture of a
+// background tab stalls until another one is sent, with or without
+// optimizeForSpeed, a clip, captureBeyondViewport or a DOM change before
+// it; a visible tab never stalls). A screencast is a capture hold of its
+// own: with one open, the tab is painting before the screenshot is asked
+// for, and no capture stalls; the first frame costs what a visible tab's
+// capture costs. The screencast sends no frames (everyNthFrame is beyond
+// any capture's life) and stops right after the capture, so a background
+// tab paints only while it is being captured.
+var holdParams = page.StartScreencastParams{Format: page.StartScreencastFormatJpeg, Quality: ptr(int64(1)),
+	MaxWidth: 8, MaxHeight: 8, EveryNthFrame: 1 << 30, MaxFramesInFlight: 1}
+
+// shotLock serializes captures of one tab: the screencast that keeps a tab
+// painting is the tab's, so two captures must not start and stop it under
+// each other. The tab's target holds it (shotPart), with what the tab's
+// captures learnt: after its page changed under an unpainted capture
+// (mask.go), its next captures paint at once rather than pay for a capture
+// they would throw away.
+type shotLock struct {
+	ch    chan struct{}
+	paint int // captures left to paint without watching first; read and written under ch
+}
+
+// paintAfterChange is how many captures of a tab paint the mask at once
+// after its page changed under an unpainted one.
+const paintAfterChange = 8
+
+// watching reports whether the tab's next capture may watch a page with
+// nothing to mask rather than paint it. Call it holding the lock.
+func (l *shotLock) watching() bool {
+	if l.paint > 0 {
+		l.paint--
+		return false
+	}
+	return true
+}
+
+// changed records that the tab's page changed under an unpainted capture.
+// Call it holding the lock.
+func (l *shotLock) changed() { l.paint = paintAfterChange }
+
+var shotPart = target.NewPart("screenshot lock", func(*target.Target) *shotLock {
+	return &shotLock{ch: make(chan struct{}, 1)}
+})
+
+// lockShot holds the tab's capture lock until unlock is called.
+func (o *Observer) lockShot(ctx context.Context, tab int) (l *shotLock, unlock func(), err error) {
+	l = shotPart.Of(o.cfg.Tabs.Target(tab))
+	select {
+	case l.ch <- struct{}{}:
+		return l, func() { <-l.ch }, nil
+	case <-ctx.Done():
+		return nil, nil, tabs.ToolError(ctx.Err())
+	}
+}
+
 // maxInside bounds the out-of-process frames masked inside, in their own
 // sessions: each adds three steps to the capture's cdp.sequence (at most
 // 16 steps; the capture's own are six). A frame beyond it is painted
@@ -90,14 +154,13 @@ func (o *Observer) insideFrames(ctx context.Context, s *cdp.Session) ([]insideFr
 // the elements of those frames and install the mask inside each of them,
 // in its own session; install the mask in the tab's documents (or, with
 // watch and nothing to mask, watch them: mask.go) and, at the same time,
-// hold the tab painting (or find it held: hold.go); capture; check that
-// every mask held (a navigation or the page may have removed one) and
-// remove them; the hold lingers. The checks and clean-up run even when an
-// earlier step failed.
+// hold the tab painting; capture; check that every mask held (a navigation
+// or the page may have removed one) and remove them while the hold is
+// released. The checks and clean-up run even when an earlier step failed.
 // No mask, or a mask that did not hold, and the image is discarded; a
 // watch that saw the page change returns errWatchChanged.
-func (o *Observer) capture(ctx context.Context, l *shotLock, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams, watch bool) ([]byte, maskState, error) {
-	r, mask, err := o.masked(ctx, l, s, c, cdp.NewStep(page.CaptureScreenshot, p), watch)
+func (o *Observer) capture(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.CaptureScreenshotParams, watch bool) ([]byte, maskState, error) {
+	r, mask, err := o.masked(ctx, s, c, cdp.NewStep(page.CaptureScreenshot, p), watch)
 	if err != nil {
 		return nil, mask, err
 	}
@@ -114,7 +177,7 @@ func (o *Observer) capture(ctx context.Context, l *shotLock, s *cdp.Session, c *
 // masked runs one capture step (a screenshot, a print to PDF) under the
 // mask, or with watch under a watch, as capture describes, and returns the
 // step's result once every mask held.
-func (o *Observer) masked(ctx context.Context, l *shotLock, s *cdp.Session, c *mcpserver.Call, step cdp.Step, watch bool) (cdp.StepResult, maskState, error) {
+func (o *Observer) masked(ctx context.Context, s *cdp.Session, c *mcpserver.Call, step cdp.Step, watch bool) (cdp.StepResult, maskState, error) {
 	var mask maskState
 	var none cdp.StepResult
 	inside, err := o.insideFrames(ctx, s)
@@ -145,12 +208,13 @@ func (o *Observer) masked(ctx context.Context, l *shotLock, s *cdp.Session, c *m
 	}
 	steps = append(steps,
 		cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.on), StopOnException: true, Overlap: true},
-		cdp.Step{Method: page.StartScreencast.Method, Params: holdParams, MayFail: true},
+		cdp.NewStep(page.StartScreencast, holdParams),
 		step,
 		held("", true))
 	for _, f := range inside {
 		steps = append(steps, held(f.session, false))
 	}
+	steps = append(steps, cdp.Step{Method: page.StopScreencast.Method, Always: true})
 	if len(inside) > 0 {
 		steps = append(steps, cdp.Step{Method: runtime.ReleaseObjectGroup.Method, Params: runtime.ReleaseObjectGroupParams{ObjectGroup: maskGroup}, Always: true})
 	}
@@ -161,9 +225,6 @@ func (o *Observer) masked(ctx context.Context, l *shotLock, s *cdp.Session, c *m
 	}
 	if err != nil {
 		return none, mask, tabs.ToolError(err)
-	}
-	if err := l.held(s, res[on+1]); err != nil { // a hold the capture started lingers (hold.go)
-		return none, mask, err
 	}
 	for i := range inside { // a frame that went away or navigated since it was found
 		if r, err := cdp.ResultOf(runtime.CallFunctionOn, res[i]); err != nil || r.ExceptionDetails != nil {
@@ -181,6 +242,9 @@ func (o *Observer) masked(ctx context.Context, l *shotLock, s *cdp.Session, c *m
 		return none, mask, err
 	}
 	mask.Visibility, mask.Count, mask.Frames, mask.Watched = top.Visibility, mask.Count+top.Count, mask.Frames+top.Frames, top.Watched
+	if _, err := cdp.ResultOf(page.StartScreencast, res[on+1]); err != nil {
+		return none, mask, tabs.ToolError(err)
+	}
 	for i := range len(inside) + 1 {
 		var state string
 		err := pageValue(res[on+3+i], &state)

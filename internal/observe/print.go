@@ -19,13 +19,13 @@ import (
 // what the mask covered. The mask is CSS, so it covers the print layout
 // too. Captures and prints of one tab run one at a time.
 func (o *Observer) Print(ctx context.Context, s *cdp.Session, c *mcpserver.Call, p page.PrintToPDFParams) (io.StreamHandle, Mask, error) {
-	l, unlock, err := o.lockShot(ctx, s.TabID())
+	_, unlock, err := o.lockShot(ctx, s.TabID())
 	if err != nil {
 		return "", Mask{}, err
 	}
 	defer unlock()
 	p.TransferMode = page.PrintToPDFTransferModeReturnAsStream
-	r, mask, err := o.masked(ctx, l, s, c, cdp.NewStep(page.PrintToPDF, p), false)
+	r, mask, err := o.masked(ctx, s, c, cdp.NewStep(page.PrintToPDF, p), false)
 	if err != nil {
 		return "", Mask{}, err
 	}

@@ -132,10 +132,10 @@ func (o *Observer) Capture(ctx context.Context, s *cdp.Session, c *mcpserver.Cal
 		return nil, Mask{}, err
 	}
 	defer unlock()
-	data, mask, err := o.capture(ctx, lock, s, c, p, lock.watching())
+	data, mask, err := o.capture(ctx, s, c, p, lock.watching())
 	if errors.Is(err, errWatchChanged) {
 		lock.changed()
-		data, mask, err = o.capture(ctx, lock, s, c, p, false)
+		data, mask, err = o.capture(ctx, s, c, p, false)
 	}
 	if err != nil {
 		return nil, Mask{}, err

@@ -55,26 +55,6 @@ var holdParams = page.StartScreencastParams{Format: page.StartScreencastFormatJp
 
 func ptrInt(v int64) *int64 { return &v }
 
-// startHold opens the recording's screencast hold. A screenshot's hold
-// lingers for half a second after its capture, then its own timer stops it
-// (internal/observe, hold.go): the trace waits for that rather than share
-// a hold the timer would end mid-recording.
-func startHold(ctx context.Context, s *cdp.Session) error {
-	for i := 0; ; i++ {
-		_, err := cdproto.Call(ctx, s, page.StartScreencast, holdParams)
-		if err == nil || !cdp.ScreencastActive(err) || i == 4 {
-			return err
-		}
-		t := time.NewTimer(250 * time.Millisecond)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		}
-	}
-}
-
 // ErrBusy is returned (wrapping Chrome's answer) when Tracing.start is
 // refused: the tab is most likely being traced already (by Gasoline or by
 // the user's DevTools).
@@ -111,7 +91,7 @@ func Record(ctx context.Context, s *cdp.Session, o Options) ([]byte, error) {
 	if _, err := cdproto.Call(ctx, s, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
 		return nil, err
 	}
-	if err := startHold(ctx, s); err != nil {
+	if _, err := cdproto.Call(ctx, s, page.StartScreencast, holdParams); err != nil {
 		return nil, err
 	}
 	defer after(ctx, func(c context.Context) { cdproto.Call(c, s, page.StopScreencast, cdproto.Empty{}) })
