@@ -77,7 +77,20 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 	if p.Clip != nil {
 		p.CaptureBeyondViewport = ptr(true)
 	}
+	// Chrome's fast PNG encoder (zlib's fastest level, no filters) takes
+	// a few ms off a capture for bigger bytes (bench/README.md); a full
+	// page, whose bytes grow the most, keeps the default encoder.
+	fast := format == "png" && !c.Args.FullPage
+	if fast {
+		p.OptimizeForSpeed = ptr(true)
+	}
 	data, masked, err := o.Capture(ctx, s, c, p)
+	if err == nil && fast && !c.Args.ToFile && len(data) > maxInline {
+		// Too big to be inline when encoded fast: captured again, masked
+		// again, with the default encoder, whose smaller bytes may fit.
+		p.OptimizeForSpeed = nil
+		data, masked, err = o.Capture(ctx, s, c, p)
+	}
 	if err != nil {
 		return nil, err
 	}
