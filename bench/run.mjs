@@ -5,6 +5,10 @@
 // Never a pass/fail test: exit 0 unless the harness itself broke.
 //
 //   node bench/run.mjs [--n 30] [--warm 3] [--only gasoline,playwright,devtools,agentbrowser,rawcdp]
+//                      [--ops screenshot,screenshot_plain]
+//
+// --ops runs only the listed ops (ids in lib/ops.mjs); the others' cells
+// read "not run".
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -34,9 +38,23 @@ const { values: opt } = parseArgs({
     n: { type: 'string', default: process.env.BENCH_N || '30' },
     warm: { type: 'string', default: process.env.BENCH_WARM || '3' },
     only: { type: 'string', default: SERVERS.map((s) => s.id).join(',') },
+    ops: { type: 'string', default: OPS.map((o) => o.id).join(',') },
   },
 });
 const only = new Set(opt.only.split(','));
+const ops = new Set(opt.ops.split(','));
+for (const id of ops) {
+  if (!OPS.some((o) => o.id === id)) {
+    console.error(`--ops: no op ${id} (${OPS.map((o) => o.id).join(', ')})`);
+    process.exit(2);
+  }
+}
+// chosen runs op, or marks its cell "not run" when --ops leaves it out.
+function chosen(op, server) {
+  if (ops.has(op.id)) return true;
+  row(op.id).cells[server.id] = na('not run (--ops)');
+  return false;
+}
 const log = (...a) => console.error('[bench]', ...a);
 
 const run = {
@@ -74,6 +92,7 @@ async function benchDirect(server, ctx) {
   );
   for (const r of run.rows) r.cells[server.id] = na('not an MCP server');
   for (const op of OPS) {
+    if (!chosen(op, server)) continue;
     log(server.label, op.label);
     let res;
     try {
@@ -127,6 +146,7 @@ async function bench(server, ctx) {
   if (server === gasoline) ctx.served = [...available].sort();
   if (server.setup) await server.setup(s);
   for (const op of OPS) {
+    if (!chosen(op, server)) continue;
     log(server.label, op.label);
     try {
       row(op.id).cells[server.id] = await runOp(op, s, ctx, available);
