@@ -87,20 +87,23 @@ func BenchmarkE2ERelayOverhead(b *testing.B) {
 // BenchmarkE2EScreenshot times observe screenshot over MCP (the whole
 // path: dispatcher, relay, capture, masking, image content) for PNG and
 // JPEG, in the agent's background tab and once the tab is shown, on a page
-// with nothing to mask (watched, not painted) and on one with three
-// sensitive fields (painted).
+// with nothing to mask (watched, not painted), on one with three sensitive
+// fields and on the form page make bench captures (one password field;
+// both painted).
 func BenchmarkE2EScreenshot(b *testing.B) {
 	r := startRelay(b, ChainOptions{})
 	a := r.client(b, "bench")
-	pay := a.newTab(r.url("pages/secrets/pay.html"))
-	b.Run("masked/png", func(b *testing.B) {
-		args := map[string]any{"what": "screenshot", "tab_id": pay}
-		var lat latencies
-		for b.Loop() {
-			lat.time(func() error { a.ok("observe", args); return nil })
-		}
-		lat.report(b)
-	})
+	for _, p := range []struct{ name, page string }{{"masked", "pages/secrets/pay.html"}, {"masked-form", "pages/form.html"}} {
+		tab := a.newTab(r.url(p.page))
+		b.Run(p.name+"/png", func(b *testing.B) {
+			args := map[string]any{"what": "screenshot", "tab_id": tab}
+			var lat latencies
+			for b.Loop() {
+				lat.time(func() error { a.ok("observe", args); return nil })
+			}
+			lat.report(b)
+		})
+	}
 	tab := a.newTab(r.url("pages/relay/vitals.html"))
 	for _, vis := range []string{"hidden", "visible"} {
 		if vis == "visible" {
