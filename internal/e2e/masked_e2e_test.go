@@ -3,16 +3,21 @@
 package e2e
 
 import (
+	"context"
 	"strconv"
 	"testing"
+	"time"
 
+	cdproto "github.com/chromedp/cdproto/cdp"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/stretchr/testify/require"
 )
 
 // TestE2EDrawnAsDotsIsMasked: a type=text field and a block the page
 // draws as dots (-webkit-text-security, how sites show a PIN) read ••••
 // in snapshot, get_value and get_text, like a password field, and the
-// screenshot masks them.
+// screenshot masks them: on this page, painted for its password field,
+// both are black in the image.
 func TestE2EDrawnAsDotsIsMasked(t *testing.T) {
 	r := startRelay(t, ChainOptions{})
 	a := r.client(t, "masked-dots")
@@ -32,6 +37,18 @@ func TestE2EDrawnAsDotsIsMasked(t *testing.T) {
 
 	shot := a.ok("observe", map[string]any{"what": "screenshot", "tab_id": tab})
 	require.GreaterOrEqual(t, shot.Data["masked_elements"].(float64), float64(3), "the password field and both dotted elements: %s", shot.Text)
+	img := inlinePNG(t, shot)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	yes := true
+	for _, id := range []string{"pw", "pin", "dots"} {
+		res, err := cdproto.Call(ctx, r.Server.CDP(tab), cdpruntime.Evaluate, cdpruntime.EvaluateParams{ReturnByValue: &yes,
+			Expression: `(() => { const r = document.getElementById('` + id + `').getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom, devicePixelRatio]; })()`})
+		require.NoError(t, err)
+		var box []float64
+		require.NoError(t, jsonUnmarshal(res.Result.Value, &box))
+		require.Greater(t, darkShare(img, box), 0.98, "#%s is black in the image", id)
+	}
 }
 
 // TestE2EScriptResultIsRedactedBeforeItIsCut: a token that straddles the

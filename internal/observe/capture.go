@@ -184,8 +184,9 @@ func (o *Observer) masked(ctx context.Context, s *cdp.Session, c *mcpserver.Call
 	if err != nil {
 		return none, mask, err
 	}
-	// Out-of-process frames are masked in their own sessions: painted.
-	m, err := maskScripts(c, watch && len(inside) == 0)
+	// Out-of-process frames are masked in their own sessions: painted,
+	// under a token of this capture's own (maskToken).
+	m, err := maskScripts(c, watch && len(inside) == 0, len(inside) > 0)
 	if err != nil {
 		return none, mask, err
 	}

@@ -1,11 +1,13 @@
 package observe
 
 import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
+	"sync"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/sensitive"
@@ -14,19 +16,30 @@ import (
 
 // The screenshot's mask over sensitive fields (docs/REDACTION.md).
 //
-// Painting the mask is a style change, and a style change costs Chrome a
-// main-frame update before the frame a capture copies: a masked capture
-// waits a frame more than a bare one (bench/README.md, "Screenshot
-// timings move in whole frames"). A page with nothing to mask — no
-// sensitive element in any document or shadow root the page reaches, no
-// frame out of reach — is therefore not painted but watched: maskOn
-// leaves a MutationObserver on each of those roots instead of a style, and
-// maskHeld, after the capture, checks that nothing that could be
-// sensitive appeared meanwhile (an element added that matches or holds a
-// selector, a frame or a shadow root, an attribute the selectors read
-// changed, a root that came or went) and that there is still nothing to
-// mask. If something did, the image is discarded and the capture runs
-// again with the mask painted (Capture). It fails closed either way.
+// A page with nothing to mask — no sensitive element in any document or
+// shadow root the page reaches, no frame out of reach — is not painted
+// but watched: maskOn leaves a MutationObserver on each of those roots
+// instead of a style, and maskHeld, after the capture, checks that nothing
+// that could be sensitive appeared meanwhile (an element added that
+// matches or holds a selector, a frame or a shadow root, an attribute the
+// selectors read changed, a root that came or went) and that there is
+// still nothing to mask. If something did, the image is discarded and the
+// capture runs again with the mask painted (Capture). It fails closed
+// either way.
+//
+// What the mask costs. The style change itself costs Chrome no frame: in
+// raw CDP, a background tab held painting, each capture started at a
+// random point of a frame, hold + capture, hold + this mask (its scripts
+// as they are) + capture, the same without the filter, and a bare style
+// element all average 38–40 ms (bench/README.md, "Where a masked
+// screenshot's time goes"). What it costs is script time on the capture's path,
+// in the tab's renderer and through the relay: maskOn ~1 ms painted
+// (~0.5 watched), and each script's compile. So maskOn puts the style in
+// before it reads any computed style (one style recalc serves the check
+// for dots and the capture's frame), and every capture under the same
+// selectors sends the same scripts (maskToken), whose compiled code V8
+// keeps: the masked capture's first and last steps together take ~1.5 ms
+// less over the relay.
 
 // maskRule paints a masked element black, content and children included.
 const maskRule = `{filter:brightness(0) !important;color:#000 !important;-webkit-text-fill-color:#000 !important;` +
@@ -46,17 +59,34 @@ const maskRule = `{filter:brightness(0) !important;color:#000 !important;-webkit
 // element stamped with the token and holding one rule per selector (a
 // selector the browser rejects drops only its own rule), each element
 // drawn as dots and each frame out of reach is marked with the token and
-// painted black whole. It reports the tab's visibility, how many elements
-// the mask covers, how many frames it blacked out, and whether it watched
-// instead.
+// painted black whole. When a selector matches or a frame is out of
+// reach, the style goes in before the check for dots reads computed
+// styles, so the style recalc that read forces is the one the capture's
+// frame needs (the mask's rule does not change what is drawn as dots), and
+// the check sees the page as the capture draws it. A watch an earlier
+// capture left behind is dropped first. It reports the tab's visibility,
+// how many elements the mask covers, how many frames it blacked out, and
+// whether it watched instead.
 const maskOn = `((sels, rule, token, watch) => {` + sensitive.DotsJS + maskWalk + maskDots + `
+  const key = Symbol.for('gasoline.watch'), left = globalThis[key];
+  if (left) { try { left.obs.forEach((o) => o.disconnect()); } catch {} delete globalThis[key]; }
   const roots = [], opaque = [];
   walk((root) => roots.push(root), (el) => { if (el.getAttribute('data-gasoline-inside') !== token) opaque.push(el); });
   const hit = new Set(), dots = [];
-  for (const root of roots) {
-    for (const x of sels) { try { root.querySelectorAll(x).forEach((e) => hit.add(e)); } catch {} }
-    root.querySelectorAll('*').forEach((e) => { if (gasolineDrawnAsDots(e)) { dots.push(e); hit.add(e); } });
-  }
+  for (const root of roots) for (const x of sels) { try { root.querySelectorAll(x).forEach((e) => hit.add(e)); } catch {} }
+  const css = sels.map((x) => x + rule).concat('[data-gasoline-opaque="' + token + '"]' + rule, '[data-gasoline-dots="' + token + '"]' + rule).join('\n');
+  let painted = false;
+  const paint = () => {
+    painted = true;
+    for (const root of roots) {
+      root.querySelectorAll('style#__gasoline_mask').forEach((x) => x.remove());
+      const s = (root.ownerDocument || root).createElement('style');
+      s.id = '__gasoline_mask'; s.dataset.token = token; s.textContent = css;
+      (root.head || root.documentElement || root).appendChild(s);
+    }
+  };
+  if (!watch || hit.size || opaque.length) paint();
+  for (const root of roots) root.querySelectorAll('*').forEach((e) => { if (gasolineDrawnAsDots(e)) { dots.push(e); hit.add(e); } });
   const watched = () => {
     const all = sels.filter((x) => { try { document.createDocumentFragment().querySelector(x); return true; } catch { return false; } }).join(',');
     const frame = 'iframe,frame,object,embed';
@@ -81,18 +111,12 @@ const maskOn = `((sels, rule, token, watch) => {` + sensitive.DotsJS + maskWalk 
         const o = new MutationObserver(w.see); w.obs.push(o);
         o.observe(root, {subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: [...new Set(watch.concat('class', 'style'))]});
       }
-      Object.defineProperty(globalThis, Symbol.for('gasoline.watch'), {value: w, configurable: true});
+      Object.defineProperty(globalThis, key, {value: w, configurable: true});
       return true;
     } catch { w.obs.forEach((o) => o.disconnect()); return false; }
   };
-  if (watch && !hit.size && !opaque.length && watched()) return {visibility: document.visibilityState, count: 0, frames: 0, watched: true};
-  const css = sels.map((x) => x + rule).concat('[data-gasoline-opaque="' + token + '"]' + rule, '[data-gasoline-dots="' + token + '"]' + rule).join('\n');
-  for (const root of roots) {
-    root.querySelectorAll('style#__gasoline_mask').forEach((x) => x.remove());
-    const s = (root.ownerDocument || root).createElement('style');
-    s.id = '__gasoline_mask'; s.dataset.token = token; s.textContent = css;
-    (root.head || root.documentElement || root).appendChild(s);
-  }
+  if (!painted && !hit.size && watched()) return {visibility: document.visibilityState, count: 0, frames: 0, watched: true};
+  if (!painted) paint();
   for (const el of dots) el.setAttribute('data-gasoline-dots', token);
   for (const el of opaque) el.setAttribute('data-gasoline-opaque', token);
   return {visibility: document.visibilityState, count: hit.size, frames: opaque.length};
@@ -179,18 +203,47 @@ type masking struct {
 	on, held, token string
 }
 
+// maskSeed is this daemon's part of every mask token.
+var maskSeed = sync.OnceValue(func() string { return randomHex(12) })
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand's Read never fails
+	return hex.EncodeToString(b)
+}
+
+// maskToken stamps a capture's mask: what maskHeld finds to know the mask
+// is the one this policy installed. It is the same for every capture
+// under the same selectors (a hash of the daemon's seed and the mask's
+// CSS), so the scripts' text is the same from one capture to the next and
+// V8 reuses their compiled code (0.4–0.9 ms less per script in raw CDP on
+// the form page, ~1.5 ms less per capture over the relay; bench/README.md).
+// A mask left behind by an earlier capture that carries it holds the same
+// CSS; maskOn replaces it anyway, and drops a watch left behind.
+// fresh gives one capture a token of its own: a capture that masks
+// out-of-process frames marks their elements with it, and a mark left
+// behind must never spare a frame from being painted black later.
+func maskToken(sels []byte, fresh bool) string {
+	if fresh {
+		return randomHex(9)
+	}
+	h := sha256.Sum256([]byte(maskSeed() + maskRule + string(sels)))
+	return hex.EncodeToString(h[:9])
+}
+
 // maskScripts builds the mask for the built-in and the user's selectors.
 // watch lets a page with nothing to mask be watched rather than painted,
-// when every selector depends on attributes alone (watchAttrs). It fails
-// closed: no usable policy, no mask, no screenshot.
-func maskScripts(c *mcpserver.Call, watch bool) (masking, error) {
+// when every selector depends on attributes alone (watchAttrs); fresh
+// stamps it with a token of its own (maskToken). It fails closed: no
+// usable policy, no mask, no screenshot.
+func maskScripts(c *mcpserver.Call, watch, fresh bool) (masking, error) {
 	user, err := c.MaskSelectors()
 	if err != nil {
 		return masking{}, tools.Errorf("redaction_failed", "the screenshot was refused because the redaction policy is not usable (%v); fix it (configure {what:\"redaction\", op:\"get\"} shows the error)", err)
 	}
 	all := sensitive.Selectors(user)
 	sels, _ := json.Marshal(all)
-	token := strconv.FormatInt(time.Now().UnixNano(), 36)
+	token := maskToken(sels, fresh)
 	w := "false"
 	if attrs, ok := watchAttrs(all); ok && watch {
 		b, _ := json.Marshal(attrs)

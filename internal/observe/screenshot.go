@@ -121,8 +121,9 @@ func (o *Observer) screenshot(ctx context.Context, c *mcpserver.Call) (any, erro
 // root it reaches (out-of-process frames in their own sessions), and the
 // frames it cannot reach painted black (it fails closed: no mask, no
 // image), and returns the image and what the mask covered. A page with
-// nothing to mask is watched instead of painted (mask.go), a frame
-// sooner; when something appeared meanwhile, it captures again, painted.
+// nothing to mask is watched instead of painted (mask.go: less script
+// time on the capture's path, and the page's own style untouched); when
+// something appeared meanwhile, it captures again, painted.
 // A navigation during the capture discards the image (page_changed).
 // Captures of one tab run one at a time. Every screenshot Gasoline takes
 // goes through it (observe screenshot, analyze visual_diff).
