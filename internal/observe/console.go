@@ -132,7 +132,24 @@ func (o *Observer) logs(ctx context.Context, c *mcpserver.Call) (any, error) {
 		fmt.Fprintf(&b, "\n%s %-7s %s%s", e.Time.Format(clock), e.Level, e.Text, at(e.URL, e.Line, e.Column))
 	}
 	more(&b, r.Truncated, r.NextCursor)
-	return mcpserver.PageResult(b.String(), r, new(untrusted.Page).AddValue(p.Entries))
+	return mcpserver.PageResult(b.String(), r, logsPage(p.Entries))
+}
+
+// logsPage is the page text of console entries: what the page wrote and
+// the scripts and functions it names. The level, type and time are
+// Chrome's and Gasoline's words. Declared field by field, not through
+// Page.AddValue, which encodes and decodes every entry and hands the
+// fence each timestamp to redact (about a third of a logs read's time in
+// the daemon: BenchmarkListReadStages).
+func logsPage(es []capture.ConsoleEntry) *untrusted.Page {
+	p := new(untrusted.Page)
+	for _, e := range es {
+		p.Add(e.Text, e.URL)
+		for _, f := range e.Stack {
+			p.Add(f.Function, f.URL)
+		}
+	}
+	return p
 }
 
 // collect pages through a buffer with an extra filter until limit entries
