@@ -312,7 +312,7 @@ function gasolineSnapshot(opts) {
     const visibility = cs.visibility;
     const v = V.enter(n, cs, ctx.v, display, visibility);
     const shown = visibility === 'visible';
-    const masked = ctx.secret || secret(n);
+    const masked = ctx.secret || secret(n, cs);
     if (masked && !CONTROLS.has(tag)) {
       if (shown) pushText(into, ' ' + MASKED + ' ');
       return;
