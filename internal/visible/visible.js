@@ -74,6 +74,7 @@ function doc(d) {
     const fromBody = rs.overflowX === 'visible' && rs.overflowY === 'visible' && bs;
     const vo = fromBody ? bs : rs;
     const view = box(0, 0, w.innerWidth, w.innerHeight);
+    const hs = hosts(d); // one pass over every element, for features and animations both
     const stuckX = vo.overflowX === 'hidden' || vo.overflowX === 'clip';
     const stuckY = vo.overflowY === 'hidden' || vo.overflowY === 'clip';
     const page = box(
@@ -84,7 +85,7 @@ function doc(d) {
     );
     f = {
       view, page, canvas: canvas(d, rs), viewportEl: fromBody ? d.body : rootEl, rootEl, range: null, painters: null,
-      covers: null, feat: features(d), anims: animations(d),
+      covers: null, feat: features(d, hs), anims: animations(d, hs),
     };
     docs.set(d, f);
   }
@@ -108,12 +109,12 @@ function canvas(d, rs) {
 // to what its keyframes reach: opacities, visibilities, text colours and
 // filters, and whether it moves the element (its geometry is then judged
 // settled: not dropped for where it is mid-way).
-function animations(d) {
+function animations(d, hs = hosts(d)) {
   const m = new Map();
   let list = [];
   try {
     list = d.getAnimations();
-    for (const h of hosts(d)) list = list.concat(h.shadowRoot.getAnimations());
+    for (const h of hs) list = list.concat(h.shadowRoot.getAnimations());
   } catch {
     return m;
   }
