@@ -12,7 +12,7 @@
 function gasolineSnapshot(opts) {
   const t0 = performance.now();
   const V = globalThis.__gasolineVisible;
-  V.begin();
+  V.begin(true); // the walk only reads the page: contexts may be kept
   let hidden = 0;
   // drewText: text of the main document's body was shown (walkCallJS then
   // knows the page has rendered without asking).

@@ -51,12 +51,22 @@ const parentOf = (n) => n.assignedSlot || n.parentElement || n.parentNode?.host 
 let docs = new Map();
 let tally = {};
 let live = false;
-function begin() {
+// keep: context() remembers the contexts it computes, per document, until
+// the next begin — for a walker that asked (begin(true)) and reads, never
+// changes, the page while it walks. A walk asks the context of each label
+// it reads a name from and of each cover it weighs, and their ancestors
+// are mostly the same ones.
+let keep = false;
+function begin(keepContexts) {
   docs = new Map();
   tally = {};
+  keep = keepContexts === true;
   if (!live) {
     live = true;
-    queueMicrotask(() => (live = false));
+    queueMicrotask(() => {
+      live = false;
+      keep = false;
+    });
   }
 }
 function count(why) {
@@ -85,7 +95,7 @@ function doc(d) {
     );
     f = {
       view, page, canvas: canvas(d, rs), viewportEl: fromBody ? d.body : rootEl, rootEl, range: null, painters: null,
-      covers: null, feat: features(d, hs), anims: animations(d, hs),
+      covers: null, feat: features(d, hs), anims: animations(d, hs), ctxs: new Map(),
     };
     docs.set(d, f);
   }
@@ -170,10 +180,19 @@ function root(d, outer) {
 // root down (outer: the context of the iframe el's document sits in).
 function context(el, outer) {
   if (!el) return null;
+  const memo = keep && !outer ? doc(el.ownerDocument).ctxs : null;
   const chain = [];
-  for (let e = el; e; e = parentOf(e)) chain.push(e);
-  let c = root(el.ownerDocument, outer);
-  for (let i = chain.length - 1; i >= 0; i--) c = enter(chain[i], getComputedStyle(chain[i]), c);
+  let c = null;
+  for (let e = el; e; e = parentOf(e)) {
+    c = memo ? memo.get(e) : undefined;
+    if (c) break;
+    chain.push(e);
+  }
+  c ||= root(el.ownerDocument, outer);
+  for (let i = chain.length - 1; i >= 0; i--) {
+    c = enter(chain[i], getComputedStyle(chain[i]), c);
+    if (memo) memo.set(chain[i], c);
+  }
   return c;
 }
 
