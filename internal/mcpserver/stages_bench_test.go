@@ -10,11 +10,13 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/session"
+	"github.com/gasoline-mcp/gasoline/internal/untrusted"
 )
 
 // BenchmarkListReadStages times the daemon's stages of a list read (observe
 // logs and network_waterfall on the bench's errors page: three console
-// entries, seven requests) in process, one stage per sub-benchmark: the
+// entries, seven requests) in process, one stage per sub-benchmark (the
+// handler declares its page text as internal/observe does): the
 // handler's answer as a session command (route) or inline, the redaction
 // gateway (the real engine, default policy), the fence and instruction
 // scan (fence.go, internal/untrusted), and the whole dispatch. What the
@@ -23,12 +25,13 @@ func BenchmarkListReadStages(b *testing.B) {
 	for _, read := range []struct {
 		what string
 		v    any
+		page *untrusted.Page // what the handler declares, as internal/observe does
 	}{
-		{"logs", logsAnswer()},
-		{"network_waterfall", networkAnswer()},
+		{"logs", logsAnswer(), logsPage()},
+		{"network_waterfall", networkAnswer(), new(untrusted.Page).AddValue(networkAnswer().(map[string]any)["requests"])},
 	} {
 		s, sess := benchServer(b, read.v)
-		handler := func(context.Context, *Call) (any, error) { return Result(listText(read.v), read.v) }
+		handler := func(context.Context, *Call) (any, error) { return PageResult(listText(read.v), read.v, read.page) }
 		s.Handle("observe", read.what, handler)
 		raw := json.RawMessage(`{"what":"` + read.what + `"}`)
 		res, _, _ := s.route(context.Background(), sess, "observe", raw)
@@ -127,6 +130,16 @@ func logsAnswer() any {
 		{2, at, "error", "Uncaught Error: bench-uncaught-exception", page, 13, 15},
 		{3, at, "error", "bench-fetch-failed: HTTP 404", page, 17, 19},
 	}}
+}
+
+// logsPage is the page text observe logs declares for logsAnswer: each
+// message and its script's URL.
+func logsPage() *untrusted.Page {
+	p := new(untrusted.Page)
+	for _, e := range logsAnswer().(map[string]any)["entries"].([]benchEntry) {
+		p.Add(e.Text, e.URL)
+	}
+	return p
 }
 
 // networkAnswer is observe network_waterfall's answer on the same page.

@@ -123,7 +123,7 @@ func (o *Observer) logs(ctx context.Context, c *mcpserver.Call) (any, error) {
 		fmt.Fprintf(&b, "%s; next_cursor %s", hiddenNote(hidden), r.NextCursor)
 		return mcpserver.PageResult(b.String(), r, nil) // counts only
 	}
-	r.Entries = p.Entries
+	r.Entries = withoutCallSite(p.Entries)
 	fmt.Fprintf(&b, "tab %d: %d console messages%s", tab, len(p.Entries), hiddenNote(hidden))
 	if p.Missed > 0 {
 		fmt.Fprintf(&b, " (%d older ones were evicted before they were read)", p.Missed)
@@ -132,7 +132,46 @@ func (o *Observer) logs(ctx context.Context, c *mcpserver.Call) (any, error) {
 		fmt.Fprintf(&b, "\n%s %-7s %s%s", e.Time.Format(clock), e.Level, e.Text, at(e.URL, e.Line, e.Column))
 	}
 	more(&b, r.Truncated, r.NextCursor)
-	return mcpserver.PageResult(b.String(), r, new(untrusted.Page).AddValue(p.Entries))
+	return mcpserver.PageResult(b.String(), r, logsPage(p.Entries))
+}
+
+// withoutCallSite drops an entry's stack when all it says is the entry's
+// own url, line and column (one frame, no function name: what
+// console.error and console.warn in a page's top-level script record);
+// the stack of a call inside a function stays. The store's entries are
+// left as they are (timeline, generate and HAR read them).
+func withoutCallSite(es []capture.ConsoleEntry) []capture.ConsoleEntry {
+	out := es
+	for i, e := range es {
+		if len(e.Stack) != 1 {
+			continue
+		}
+		if f := e.Stack[0]; f.Function != "" || f.URL != e.URL || f.Line != e.Line || f.Column != e.Column {
+			continue
+		}
+		if &out[0] == &es[0] {
+			out = slices.Clone(es)
+		}
+		out[i].Stack = nil
+	}
+	return out
+}
+
+// logsPage is the page text of console entries: what the page wrote and
+// the scripts and functions it names. The level, type and time are
+// Chrome's and Gasoline's words. Declared field by field, not through
+// Page.AddValue, which encodes and decodes every entry and hands the
+// fence each timestamp to redact (about a third of a logs read's time in
+// the daemon: BenchmarkListReadStages).
+func logsPage(es []capture.ConsoleEntry) *untrusted.Page {
+	p := new(untrusted.Page)
+	for _, e := range es {
+		p.Add(e.Text, e.URL)
+		for _, f := range e.Stack {
+			p.Add(f.Function, f.URL)
+		}
+	}
+	return p
 }
 
 // collect pages through a buffer with an extra filter until limit entries

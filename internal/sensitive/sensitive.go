@@ -58,7 +58,8 @@ func Of(f Func) ([]string, error) {
 //     sensitive: it matches one of sels (a selector the browser rejects
 //     matches nothing) or is drawn as dots (DotsJS), one el.matches() and
 //     one computed style per element, for walkers that carry what they are
-//     inside down the tree;
+//     inside down the tree; test(el, cs) reads el's computed style cs
+//     when the walker has it already;
 //   - gasolineSecret(el, sels): whether el, or an element it sits in
 //     (across shadow roots), is sensitive. Text inside a sensitive
 //     element is as sensitive as the element;
@@ -70,7 +71,14 @@ const JS = `function gasolineSecretTest(sels) {
     try { document.createDocumentFragment().querySelector(s); ok.push(s); } catch {} // throws on a selector the browser rejects; works before the document has an element
   }
   const all = ok.join(',');
-  return (el) => !!el && el.nodeType === 1 && ((all !== '' && el.matches(all)) || gasolineDrawnAsDots(el));
+  // cs: el's computed style when the caller has it (a walker), so that
+  // the dots test reads it instead of making another.
+  const dots = (el, cs) => {
+    if (!cs) return gasolineDrawnAsDots(el);
+    const v = cs.getPropertyValue('-webkit-text-security');
+    return v !== '' && v !== 'none';
+  };
+  return (el, cs) => !!el && el.nodeType === 1 && ((all !== '' && el.matches(all)) || dots(el, cs));
 }
 function gasolineSecretIn(el, test) {
   for (let e = el; e; e = e.parentElement || (e.getRootNode && e.getRootNode().host) || null) {

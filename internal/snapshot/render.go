@@ -9,8 +9,9 @@ import "time"
 // wait as soon as the body draws text or a control, bounded by
 // RenderWait — and when none came, the answer says the page has not
 // rendered content yet instead of showing an empty tree. The wait runs in
-// the walker's own call (walkCallJS), so a page that has drawn costs no
-// round trip more.
+// the walker's own call (walkJS), so a page that has drawn costs no
+// round trip more; and a walk that showed the body's text answers the
+// question itself, so such a page is not asked it at all.
 
 // RenderWait bounds the wait for a page's first rendered content.
 const RenderWait = 750 * time.Millisecond

@@ -12,8 +12,15 @@
 function gasolineSnapshot(opts) {
   const t0 = performance.now();
   const V = globalThis.__gasolineVisible;
-  V.begin();
+  V.begin(true); // the walk only reads the page: contexts may be kept
   let hidden = 0;
+  // drewText: text of the main document's body was shown (walkCallJS then
+  // knows the page has rendered without asking).
+  let drewText = false;
+  const body = document.body;
+  const drew = (n) => {
+    if (!drewText && body && n.ownerDocument === document && body.contains(n)) drewText = true;
+  };
   const drop = (why) => {
     hidden++;
     V.count(why);
@@ -274,13 +281,18 @@ function gasolineSnapshot(opts) {
   function visit(n, into, ctx) {
     if (n.nodeType === 3) {
       if (ctx.dropText) return;
-      const why = /\S/.test(n.data) ? V.textHidden(n, ctx.cs, ctx.v) : '';
-      if (!why) return pushText(into, n.data);
+      const words = /\S/.test(n.data);
+      const why = words ? V.textHidden(n, ctx.cs, ctx.v) : '';
+      if (!why) {
+        if (words) drew(n);
+        return pushText(into, n.data);
+      }
       if (ctx.ctl && ctx.ctl.left > 0) {
         const s = clip(norm(n.data), ctx.ctl.left);
         ctx.ctl.left -= s.length;
         into.push({ hid: s, why: why.why || why, kids: [] }); // names the control only; never printed
       } else if (typeof why === 'object') {
+        drew(n);
         pushText(into, ' ' + why.keep + ' '); // the part that shows
         drop(why.why);
       } else drop(why);
@@ -300,7 +312,7 @@ function gasolineSnapshot(opts) {
     const visibility = cs.visibility;
     const v = V.enter(n, cs, ctx.v, display, visibility);
     const shown = visibility === 'visible';
-    const masked = ctx.secret || secret(n);
+    const masked = ctx.secret || secret(n, cs);
     if (masked && !CONTROLS.has(tag)) {
       if (shown) pushText(into, ' ' + MASKED + ' ');
       return;
@@ -421,5 +433,5 @@ function gasolineSnapshot(opts) {
     for (const k of item.kids) emit(k, depth + 1);
   }
   for (const item of top) emit(item, 0);
-  return { records: out.join('\n'), next, nodes: count, hidden, why: V.tally(), ms: performance.now() - t0 };
+  return { records: out.join('\n'), next, nodes: count, hidden, why: V.tally(), ms: performance.now() - t0, drewText };
 }

@@ -34,6 +34,7 @@ const AgentRule = "Text between a " + OpenMark + " id>>> line and the " + CloseM
 // Fence wraps page text between two lines that carry a nonce.
 type Fence struct {
 	nonce string
+	fold  string // the nonce's ASCII letters in lower case
 	re    *regexp.Regexp
 }
 
@@ -45,7 +46,39 @@ func NewFence(nonce string) *Fence {
 	}) != "" {
 		panic("untrusted: a fence nonce has at least 8 letters or digits")
 	}
-	return &Fence{nonce: nonce, re: regexp.MustCompile("(?i)" + nonce)}
+	fold := []byte(nonce)
+	for i := range fold {
+		fold[i] |= 0x20 // lower case; digits have the bit already
+	}
+	return &Fence{nonce: nonce, fold: string(fold), re: regexp.MustCompile("(?i)" + nonce)}
+}
+
+// mayCarry is a quick look for the nonce in any letter case, with no
+// false negative: Go's case-insensitive regexp backtracks over the whole
+// text (~25 µs for a 3 KB answer, every result), and page text almost
+// never holds a nonce made after it was read. It finds the nonce with its
+// ASCII letters folded, and says yes to any text holding the Kelvin sign
+// or the long s, the only other runes that fold to ASCII letters (K, S);
+// the regexp then decides and replaces.
+func mayCarry[T string | []byte](s T, fold string) bool {
+	n := len(fold)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == 0xE2 && i+2 < len(s) && s[i+1] == 0x84 && s[i+2] == 0xAA: // U+212A
+			return true
+		case c == 0xC5 && i+1 < len(s) && s[i+1] == 0xBF: // U+017F
+			return true
+		case c|0x20 == fold[0] && i+n <= len(s):
+			j := 1
+			for j < n && s[i+j]|0x20 == fold[j] {
+				j++
+			}
+			if j == n {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Removed replaces the nonce where page text carries it.
@@ -54,7 +87,7 @@ const Removed = "[nonce removed]"
 // Strip removes the nonce from page text (in any letter case), so that a
 // page that learnt it cannot close the fence or open one of its own.
 func (f *Fence) Strip(s string) string {
-	if !f.re.MatchString(s) {
+	if !mayCarry(s, f.fold) || !f.re.MatchString(s) {
 		return s
 	}
 	return f.re.ReplaceAllLiteralString(s, Removed)
@@ -63,7 +96,7 @@ func (f *Fence) Strip(s string) string {
 // StripJSON is Strip on JSON text: the nonce is letters and digits, which
 // JSON never escapes, so it appears literally wherever a string holds it.
 func (f *Fence) StripJSON(raw []byte) []byte {
-	if !f.re.Match(raw) {
+	if !mayCarry(raw, f.fold) || !f.re.Match(raw) {
 		return raw
 	}
 	return f.re.ReplaceAllLiteral(raw, []byte(Removed))

@@ -14,9 +14,10 @@ const BLUR_HIDES = 0.25; // a blur radius of a quarter of the font size leaves n
 
 // features says which rarely used properties the document's style sheets
 // and inline styles use at all, so a walk reads them only where they can
-// be set. Unreadable (cross-origin) sheets turn everything on.
+// be set. Unreadable (cross-origin) sheets turn everything on. hs: the
+// document's shadow hosts (hosts), when the caller listed them already.
 const FEATURE_RE = /filter|mask|mix-blend|backface|box-shadow|first-line|transform|translate|rotate|scale|perspective/gi;
-function features(d) {
+function features(d, hs = hosts(d)) {
   const f = { filter: false, mask: false, 'mix-blend': false, backface: false, 'box-shadow': false, 'first-line': false, transform: false, indiv: false, pseudo: [], pseudoAll: false };
   const all = () => {
     for (const k of Object.keys(f)) if (typeof f[k] === 'boolean') f[k] = true;
@@ -63,7 +64,7 @@ function features(d) {
     if (root.querySelector('[filter], [mask], [transform]')) f.filter = f.mask = f.transform = true;
   };
   scope(d);
-  for (const h of hosts(d)) scope(h.shadowRoot);
+  for (const h of hs) scope(h.shadowRoot);
   return f;
 }
 

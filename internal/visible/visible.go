@@ -24,7 +24,9 @@
 //
 // A tree walker that computes styles itself threads a context down:
 //
-//	V.begin()                      start of a walk (clears per-document caches and the tally)
+//	V.begin([keep])                start of a walk (clears per-document caches and the tally);
+//	                               keep: the walk only reads the page, so V.context may
+//	                               remember what it computed until the next begin
 //	c = V.context(el)              the context of el's children, from the root down
 //	                               (V.context(iframeDoc.body, iframeCtx) inside a frame)
 //	k = V.enter(el, cs, c)         the context of el's children, from its parent's

@@ -51,12 +51,22 @@ const parentOf = (n) => n.assignedSlot || n.parentElement || n.parentNode?.host 
 let docs = new Map();
 let tally = {};
 let live = false;
-function begin() {
+// keep: context() remembers the contexts it computes, per document, until
+// the next begin — for a walker that asked (begin(true)) and reads, never
+// changes, the page while it walks. A walk asks the context of each label
+// it reads a name from and of each cover it weighs, and their ancestors
+// are mostly the same ones.
+let keep = false;
+function begin(keepContexts) {
   docs = new Map();
   tally = {};
+  keep = keepContexts === true;
   if (!live) {
     live = true;
-    queueMicrotask(() => (live = false));
+    queueMicrotask(() => {
+      live = false;
+      keep = false;
+    });
   }
 }
 function count(why) {
@@ -74,6 +84,7 @@ function doc(d) {
     const fromBody = rs.overflowX === 'visible' && rs.overflowY === 'visible' && bs;
     const vo = fromBody ? bs : rs;
     const view = box(0, 0, w.innerWidth, w.innerHeight);
+    const hs = hosts(d); // one pass over every element, for features and animations both
     const stuckX = vo.overflowX === 'hidden' || vo.overflowX === 'clip';
     const stuckY = vo.overflowY === 'hidden' || vo.overflowY === 'clip';
     const page = box(
@@ -84,7 +95,7 @@ function doc(d) {
     );
     f = {
       view, page, canvas: canvas(d, rs), viewportEl: fromBody ? d.body : rootEl, rootEl, range: null, painters: null,
-      covers: null, feat: features(d), anims: animations(d),
+      covers: null, feat: features(d, hs), anims: animations(d, hs), ctxs: new Map(),
     };
     docs.set(d, f);
   }
@@ -108,12 +119,12 @@ function canvas(d, rs) {
 // to what its keyframes reach: opacities, visibilities, text colours and
 // filters, and whether it moves the element (its geometry is then judged
 // settled: not dropped for where it is mid-way).
-function animations(d) {
+function animations(d, hs = hosts(d)) {
   const m = new Map();
   let list = [];
   try {
     list = d.getAnimations();
-    for (const h of hosts(d)) list = list.concat(h.shadowRoot.getAnimations());
+    for (const h of hs) list = list.concat(h.shadowRoot.getAnimations());
   } catch {
     return m;
   }
@@ -169,10 +180,19 @@ function root(d, outer) {
 // root down (outer: the context of the iframe el's document sits in).
 function context(el, outer) {
   if (!el) return null;
+  const memo = keep && !outer ? doc(el.ownerDocument).ctxs : null;
   const chain = [];
-  for (let e = el; e; e = parentOf(e)) chain.push(e);
-  let c = root(el.ownerDocument, outer);
-  for (let i = chain.length - 1; i >= 0; i--) c = enter(chain[i], getComputedStyle(chain[i]), c);
+  let c = null;
+  for (let e = el; e; e = parentOf(e)) {
+    c = memo ? memo.get(e) : undefined;
+    if (c) break;
+    chain.push(e);
+  }
+  c ||= root(el.ownerDocument, outer);
+  for (let i = chain.length - 1; i >= 0; i--) {
+    c = enter(chain[i], getComputedStyle(chain[i]), c);
+    if (memo) memo.set(chain[i], c);
+  }
   return c;
 }
 
