@@ -12,6 +12,7 @@ import (
 type line struct {
 	data    []byte
 	tooLong bool
+	ownInit bool // the initialize the cache answered, to forward under the relay's id
 }
 
 // readLines reads newline-delimited messages from in on a goroutine until

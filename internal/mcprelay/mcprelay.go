@@ -1,7 +1,11 @@
-// Package mcprelay is `gasoline-host --mcp`: it ensures the daemon is up
-// and relays MCP JSON-RPC between stdio (one message per line) and the
-// daemon's /ws/mcp WebSocket (one message per WebSocket message). It holds
-// no policy; the daemon's dispatcher answers every call.
+// Package mcprelay is the stdio MCP server agents run: `gasoline-mcp`
+// (the slim binary their configs name) and `gasoline-host --mcp`. It
+// ensures the daemon is up and relays MCP JSON-RPC between stdio (one
+// message per line) and the daemon's /ws/mcp WebSocket (one message per
+// WebSocket message). It holds no policy; the daemon's dispatcher answers
+// every call. It answers the client's initialize itself from a cache of
+// the daemon's own answer (initialize.go), so an agent's start waits for
+// no round trip to the daemon.
 //
 // Stdout carries protocol bytes only and has one writer (the relay loop);
 // logs go to stderr. When the daemon goes away mid-session the relay
@@ -21,11 +25,31 @@ import (
 
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
+	"github.com/gasoline-mcp/gasoline/internal/state"
+	"github.com/gasoline-mcp/gasoline/internal/version"
 )
 
-// Main runs `gasoline-host --mcp [--session ID.KEY] [--verbose] [--debug]`.
+// Main runs `gasoline-host --mcp [--session ID.KEY] [--verbose] [--debug]`:
+// when no daemon runs it starts this executable as `gasoline-host daemon`.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("--mcp", flag.ContinueOnError)
+	return runMain(ctx, "--mcp", "", args, stdin, stdout, stderr)
+}
+
+// MainSlim runs `gasoline-mcp [--session ID.KEY] [--verbose] [--debug]`,
+// the stdio server agents' configs name: when no daemon runs it starts
+// gasoline-host from beside its own executable (launcher.Beside).
+func MainSlim(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	host, err := launcher.Beside(launcher.HostName)
+	if err != nil {
+		return err
+	}
+	return runMain(ctx, "gasoline-mcp", host, args, stdin, stdout, stderr)
+}
+
+// runMain parses the flags and runs the relay; exe is the gasoline-host to
+// start a daemon from ("": this executable).
+func runMain(ctx context.Context, name, exe string, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	hint := fs.String("session", os.Getenv("GASOLINE_SESSION"), "session to resume (its pending commands and results): ID.KEY, as a relay_exiting error names it")
 	verbose := fs.Bool("verbose", os.Getenv("GASOLINE_VERBOSE") != "", "log what the relay does (connections, resumes) to stderr, not only warnings and errors")
@@ -34,10 +58,14 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: StderrLevel(*verbose, *debug)}))
+	cache := ""
+	if dir, err := state.Dir(); err == nil {
+		cache = state.InitCachePath(dir)
+	}
 	return Run(ctx, Config{
-		In: stdin, Out: stdout, Logger: log, Session: *hint,
+		In: stdin, Out: stdout, Logger: log, Session: *hint, InitCache: cache,
 		Ensure: func(ctx context.Context) (launcher.Daemon, error) {
-			return launcher.Ensure(ctx, launcher.Options{Logger: log})
+			return launcher.Ensure(ctx, launcher.Options{Logger: log, Exe: exe})
 		},
 		Known: func() (launcher.Daemon, bool) { return launcher.Known(launcher.Options{}) },
 	})
@@ -64,7 +92,16 @@ type Config struct {
 	DrainTimeout time.Duration
 	// DialTimeout bounds one WebSocket handshake. Default 10s.
 	DialTimeout time.Duration
-	Logger      *slog.Logger
+	// InitCache is the file that keeps the daemon's initialize answers
+	// (state.InitCachePath): a client's initialize is answered from it at
+	// once when it holds one of this Version for the protocolVersion asked
+	// (initialize.go). "": no cache, every initialize waits for the daemon.
+	InitCache string
+	// Version is this relay's; only a daemon of the same version is used
+	// without Ensure, and only its answers fill the cache. Default
+	// version.Version.
+	Version string
+	Logger  *slog.Logger
 }
 
 // MaxMessage bounds one message each way (a line on stdin, a WebSocket
@@ -85,6 +122,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Version == "" {
+		cfg.Version = version.Version
 	}
 	r := newRelay(cfg)
 	stop := make(chan struct{})

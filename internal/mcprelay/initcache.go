@@ -1,0 +1,105 @@
+package mcprelay
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/gasoline-mcp/gasoline/internal/state"
+)
+
+// The daemon answers initialize the same way every time for one Gasoline
+// version and one requested protocolVersion: the go-sdk's result is the
+// negotiated protocolVersion (from the requested one), the server's
+// capabilities (from the tools it registered), its instructions and its
+// serverInfo, none of it from the client's capabilities or clientInfo. So
+// the relay keeps the daemon's last result per requested protocolVersion
+// and answers a client's initialize from it at once, while it forwards the
+// initialize to the daemon and checks the daemon's answer against what the
+// client was given (relay.go).
+
+// maxInitCache bounds the cache file (a result is ~2 KB).
+const maxInitCache = 256 << 10
+
+// initCacheFile is the cache's content: the version of Gasoline that wrote
+// it and the daemon's initialize result per requested protocolVersion.
+type initCacheFile struct {
+	Version string                     `json:"version"`
+	Results map[string]json.RawMessage `json:"results"`
+}
+
+// initCache is the cache file at path, for relays of version.
+type initCache struct {
+	path, version string
+}
+
+// load reads the file; anything unreadable, unsafe or of another version
+// reads as empty (and is replaced at the next store).
+func (c *initCache) load() (initCacheFile, error) {
+	empty := initCacheFile{Version: c.version, Results: map[string]json.RawMessage{}}
+	raw, err := state.ReadPrivateFile(c.path, maxInitCache)
+	if errors.Is(err, fs.ErrNotExist) {
+		return empty, nil
+	}
+	if err != nil {
+		return empty, err
+	}
+	var f initCacheFile
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return empty, fmt.Errorf("mcprelay: %s does not parse: %w", c.path, err)
+	}
+	if f.Version != c.version || f.Results == nil {
+		return empty, nil
+	}
+	return f, nil
+}
+
+// lookup returns the cached result for a requested protocolVersion, if
+// this version of Gasoline wrote one that is a JSON object.
+func (c *initCache) lookup(pv string) (json.RawMessage, bool) {
+	if c == nil || pv == "" {
+		return nil, false
+	}
+	f, err := c.load()
+	res, ok := f.Results[pv]
+	if err != nil || !ok || !isObject(res) {
+		return nil, false
+	}
+	return res, true
+}
+
+// store records the daemon's result for pv, rewriting the file only when
+// it held something else (a file that was unreadable or of another
+// version is replaced whole).
+func (c *initCache) store(pv string, result json.RawMessage) error {
+	if c == nil || pv == "" || !isObject(result) {
+		return nil
+	}
+	f, err := c.load()
+	if err == nil && bytes.Equal(f.Results[pv], result) {
+		return nil
+	}
+	f.Results[pv] = result
+	raw, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	return state.WritePrivate(c.path, raw, false)
+}
+
+func isObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 1 && raw[0] == '{' && json.Valid(raw)
+}
+
+// compact is raw without insignificant whitespace (raw when it is not
+// JSON), so results compare byte for byte.
+func compact(raw []byte) json.RawMessage {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
