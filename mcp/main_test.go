@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
@@ -36,7 +37,7 @@ func TestMain(m *testing.M) {
 
 const initLine = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +49,13 @@ func freePort(t *testing.T) int {
 // session runs bin as an MCP client would: it writes lines and returns the
 // answer to each request, in order, then closes stdin and waits.
 func session(t *testing.T, bin string, env []string, lines ...string) []map[string]any {
+	t.Helper()
+	got, _ := sessionErr(t, bin, env, lines...)
+	return got
+}
+
+// sessionErr is session, with what bin wrote to stderr.
+func sessionErr(t *testing.T, bin string, env []string, lines ...string) ([]map[string]any, string) {
 	t.Helper()
 	cmd := exec.Command(bin)
 	cmd.Env = env
@@ -81,7 +89,7 @@ func session(t *testing.T, bin string, env []string, lines ...string) []map[stri
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("%s: %v\n%s", bin, err, stderr.String())
 	}
-	return got
+	return got, stderr.String()
 }
 
 // With no daemon running and no gasoline-host beside it, gasoline-mcp
@@ -140,9 +148,9 @@ func TestSlimStartsHostBesideAndCaches(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the first start left no initialize cache: %v", err)
 	}
-	res, _ := json.Marshal(first[0]["result"])
-	if !strings.Contains(string(raw), string(res)) {
-		t.Fatalf("the cache %s does not hold the daemon's answer %s", raw, res)
+	var file struct{ Results map[string]any }
+	if err := json.Unmarshal(raw, &file); err != nil || !reflect.DeepEqual(file.Results["2025-06-18"], first[0]["result"]) {
+		t.Fatalf("the cache %s does not hold the daemon's answer %v (%v)", raw, first[0]["result"], err)
 	}
 
 	// The next start is answered from the cache: one edited to tell, which
@@ -151,7 +159,7 @@ func TestSlimStartsHostBesideAndCaches(t *testing.T) {
 	if err := os.WriteFile(state.InitCachePath(home), []byte(edited), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	second := session(t, mcpBin, env, initLine, inited, list)
+	second, stderr := sessionErr(t, mcpBin, env, initLine, inited, list)
 	if ins, _ := second[0]["result"].(map[string]any)["instructions"].(string); !strings.HasPrefix(ins, "FROM THE CACHE. ") {
 		t.Errorf("second start answered %v, not from the cache", second[0])
 	}
@@ -161,6 +169,14 @@ func TestSlimStartsHostBesideAndCaches(t *testing.T) {
 	}
 	if now, _ := os.ReadFile(state.InitCachePath(home)); string(now) != string(raw) {
 		t.Errorf("the cache after the daemon's answer differed:\n%s\nwant\n%s", now, raw)
+	}
+	if !strings.Contains(stderr, "differs from the cached one") {
+		t.Errorf("stderr did not say the cached answer differed: %q", stderr)
+	}
+	// The cache as the daemon answers, byte for byte: nothing to say.
+	third, stderr := sessionErr(t, mcpBin, env, initLine, inited, list)
+	if !reflect.DeepEqual(third[0]["result"], first[0]["result"]) || stderr != "" {
+		t.Errorf("third start: %v, stderr %q; want the daemon's answer, silently", third[0], stderr)
 	}
 }
 

@@ -33,6 +33,7 @@ type initCacheFile struct {
 // initCache is the cache file at path, for relays of version.
 type initCache struct {
 	path, version string
+	file          *initCacheFile // as read at the first use (load)
 }
 
 // load reads the file; anything unreadable, unsafe or of another version
@@ -56,15 +57,27 @@ func (c *initCache) load() (initCacheFile, error) {
 	return f, nil
 }
 
+// read is the file as this process first read it (an unreadable one reads
+// as empty).
+func (c *initCache) read() initCacheFile {
+	if c.file == nil {
+		f, _ := c.load()
+		c.file = &f
+	}
+	return *c.file
+}
+
+// holdsAny reports whether the cache holds a result of this version.
+func (c *initCache) holdsAny() bool { return c != nil && len(c.read().Results) > 0 }
+
 // lookup returns the cached result for a requested protocolVersion, if
 // this version of Gasoline wrote one that is a JSON object.
 func (c *initCache) lookup(pv string) (json.RawMessage, bool) {
 	if c == nil || pv == "" {
 		return nil, false
 	}
-	f, err := c.load()
-	res, ok := f.Results[pv]
-	if err != nil || !ok || !isObject(res) {
+	res, ok := c.read().Results[pv]
+	if !ok || !isObject(res) {
 		return nil, false
 	}
 	return res, true
@@ -82,11 +95,24 @@ func (c *initCache) store(pv string, result json.RawMessage) error {
 		return nil
 	}
 	f.Results[pv] = result
-	raw, err := json.Marshal(f)
+	raw, err := encode(f)
 	if err != nil {
 		return err
 	}
 	return state.WritePrivate(c.path, raw, false)
+}
+
+// encode writes results as the daemon sent them: json.Marshal would
+// rewrite the instructions' "<<<" as "\u003c\u003c\u003c", and the next
+// start's answer would then differ from the daemon's byte for byte.
+func encode(f initCacheFile) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(f); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 func isObject(raw json.RawMessage) bool {

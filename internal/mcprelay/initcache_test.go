@@ -19,8 +19,8 @@ import (
 const (
 	testVersion = "v-cache-test"
 	pvNew       = "2025-06-18"
-	cachedRes   = `{"capabilities":{"tools":{"listChanged":true}},"instructions":"cached","protocolVersion":"2025-06-18","serverInfo":{"name":"gasoline","version":"v-cache-test"}}`
-	daemonRes   = `{"capabilities":{"tools":{"listChanged":true}},"instructions":"from the daemon","protocolVersion":"2025-06-18","serverInfo":{"name":"gasoline","version":"v-cache-test"}}`
+	cachedRes   = `{"capabilities":{"tools":{"listChanged":true}},"instructions":"cached: <<<PAGE_TEXT id>>> & co","protocolVersion":"2025-06-18","serverInfo":{"name":"gasoline","version":"v-cache-test"}}`
+	daemonRes   = `{"capabilities":{"tools":{"listChanged":true}},"instructions":"from the daemon: <<<PAGE_TEXT id>>> & co","protocolVersion":"2025-06-18","serverInfo":{"name":"gasoline","version":"v-cache-test"}}`
 )
 
 // cacheAt writes a cache file holding results of version into a fresh
@@ -32,7 +32,7 @@ func cacheAt(t *testing.T, version string, results map[string]string) string {
 	for pv, r := range results {
 		f.Results[pv] = json.RawMessage(r)
 	}
-	raw, _ := json.Marshal(f)
+	raw, _ := encode(f) // as the relay writes it
 	if err := os.WriteFile(path, raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -163,8 +163,8 @@ func missCase(t *testing.T, path string) initCacheFile {
 	fd.version = testVersion
 	var stderr logBuffer
 	r := startRelay(t, cacheConfig(path, fd.ensure, &stderr))
+	r.send(clientInit) // a cache of this version: the relay dials once it has the first line
 	d := fd.accept(t)
-	r.send(clientInit)
 	fwd := d.recv()
 	if fwd["method"] != "initialize" {
 		t.Fatalf("daemon got %v", fwd)
@@ -244,11 +244,11 @@ func TestInitCacheDaemonDiffers(t *testing.T) {
 	path := cacheAt(t, testVersion, map[string]string{pvNew: cachedRes, "2025-03-26": cachedRes})
 	var stderr logBuffer
 	r := startRelay(t, cacheConfig(path, fd.ensure, &stderr))
-	d := fd.accept(t)
 	r.send(clientInit)
-	if got := r.recv(); dig(got, "result", "instructions") != "cached" {
+	if got := r.recv(); dig(got, "result", "instructions") != "cached: <<<PAGE_TEXT id>>> & co" {
 		t.Fatalf("client got %v", got)
 	}
+	d := fd.accept(t)
 	fwd := d.recv()
 	d.send(`{"jsonrpc":"2.0","id":` + idOf(fwd) + `,"result":` + daemonRes + `}`)
 	r.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)

@@ -36,6 +36,7 @@ type relay struct {
 	// relay answered from the cache (initialize.go): they reach the
 	// daemon in order, after its answer, as they did before the cache.
 	held    []line
+	dialed  bool              // the first connection was started (dialFirst)
 	dialing <-chan dialResult // the first connection, until it is made or fails
 	init    initState         // initialize.go
 }
@@ -49,13 +50,14 @@ func newRelay(cfg Config) *relay {
 	return r
 }
 
-// run dials the daemon while it reads the client's first line, so an
-// initialize the cache answers costs no round trip; everything else the
-// client sends waits for the connection, as it always did.
+// run answers the client's first line from the cache when it can, and
+// dials the daemon after that (the dial's work would only slow the
+// answer), or at once when the cache holds nothing of this version;
+// everything else the client sends waits for the connection, as it always
+// did.
 func (r *relay) run(ctx context.Context, lines <-chan line) error {
 	var l *link
 	dctx, cancel := context.WithCancel(ctx)
-	r.dialing = r.dialFirst(dctx)
 	defer func() {
 		cancel()
 		if r.dialing != nil { // ctx ended while dialling: wait for the dialler
@@ -65,6 +67,9 @@ func (r *relay) run(ctx context.Context, lines <-chan line) error {
 		}
 		l.end() // the client is done: the session ends
 	}()
+	if !r.init.cache.holdsAny() {
+		r.dialFirst(dctx)
+	}
 	for r.outErr == nil {
 		l = r.release(ctx, l)
 		if lines == nil && len(r.held) == 0 && !r.waiting() {
@@ -73,11 +78,12 @@ func (r *relay) run(ctx context.Context, lines <-chan line) error {
 		}
 		select {
 		case in, ok := <-lines:
-			if !ok {
+			if ok {
+				r.take(in)
+			} else {
 				lines = nil // stdin ended: drain once what is held has gone out
-				continue
 			}
-			r.take(in)
+			r.dialFirst(dctx)
 		case d := <-r.dialing:
 			r.dialing = nil
 			l = r.established(ctx, d)
@@ -93,9 +99,9 @@ func (r *relay) run(ctx context.Context, lines <-chan line) error {
 }
 
 // waiting reports whether the client's messages must wait: the first
-// connection is being dialled, or the daemon has not yet answered the
+// connection is not made yet, or the daemon has not yet answered the
 // initialize the relay answered from the cache.
-func (r *relay) waiting() bool { return r.dialing != nil || r.init.check != 0 }
+func (r *relay) waiting() bool { return !r.dialed || r.dialing != nil || r.init.check != 0 }
 
 // release hands the held messages on, in order, until one has to wait.
 func (r *relay) release(ctx context.Context, l *link) *link {
@@ -134,17 +140,21 @@ type dialResult struct {
 	err error
 }
 
-// dialFirst makes the first connection on a goroutine of its own (it reads
-// only the relay's configuration and the session hint, never its state);
-// run receives the result. ctx ends it early.
-func (r *relay) dialFirst(ctx context.Context) <-chan dialResult {
+// dialFirst starts the first connection, once, on a goroutine of its own
+// (it reads only the relay's configuration and the session hint, never its
+// state); run receives the result on r.dialing. ctx ends it early.
+func (r *relay) dialFirst(ctx context.Context) {
+	if r.dialed {
+		return
+	}
+	r.dialed = true
 	out := make(chan dialResult, 1)
 	hint := r.session
 	go func() {
 		l, err := r.reach(ctx, hint, true)
 		out <- dialResult{l, err}
 	}()
-	return out
+	r.dialing = out
 }
 
 // established takes the first connection's result.
