@@ -68,7 +68,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if t.Command == t.Host {
 		fmt.Fprintf(stderr, "mcp-config: %s is not beside gasoline-host, so these configs run %s --mcp, which starts slower "+
-			"(it links the whole daemon); make build or the installer puts gasoline-mcp there\n", slimPath(t.Host), t.Host)
+			"(it links the whole daemon); make build or the installer puts gasoline-mcp there\n", SlimPath(t.Host), t.Host)
 	}
 	names := []string{*client}
 	if *client == "all" {
@@ -90,9 +90,9 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // SlimName is the stdio relay's own binary, installed beside gasoline-host.
 const SlimName = "gasoline-mcp"
 
-// slimPath is where gasoline-mcp belongs: beside gasoline-host at host,
+// SlimPath is where gasoline-mcp belongs: beside gasoline-host at host,
 // with the same suffix (".exe" on Windows).
-func slimPath(host string) string {
+func SlimPath(host string) string {
 	return filepath.Join(filepath.Dir(host), SlimName+filepath.Ext(host))
 }
 
@@ -139,8 +139,8 @@ func DefaultTarget(path string) (Target, error) {
 		env["GASOLINE_HOME"] = dir // absolute, whatever the client's working directory
 	}
 	cmd, args := abs, []string{"--mcp"}
-	if fi, err := os.Stat(slimPath(abs)); err == nil && fi.Mode().IsRegular() {
-		cmd, args = slimPath(abs), nil
+	if fi, err := os.Stat(SlimPath(abs)); err == nil && fi.Mode().IsRegular() {
+		cmd, args = SlimPath(abs), nil
 	}
 	return Target{
 		Command:   cmd,
