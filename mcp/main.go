@@ -13,17 +13,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/gasoline-mcp/gasoline/internal/mcprelay"
 	"github.com/gasoline-mcp/gasoline/internal/version"
 )
 
+// main installs no signal handler: the relay watches SIGINT and SIGTERM
+// once it has the client's first message (mcprelay.MainSlim), so nothing
+// runs before the first answer that can wait.
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
+	err := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gasoline-mcp: %v\n", err)
 		os.Exit(1)

@@ -1,10 +1,12 @@
 package mcprelay
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -323,4 +325,57 @@ func TestInitCacheDaemonUnreachable(t *testing.T) {
 		t.Fatalf("client got %v; want the tools/list answer (no notice: nothing was lost)", got)
 	}
 	r.exit()
+}
+
+// countingWriter counts the lines written through it.
+type countingWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+	n  int
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+	return c.w.Write(p)
+}
+
+// TestInitHitBeforeAfterFirst: with Config.AfterFirst (gasoline-mcp), a
+// cache hit is on stdout before the hook runs (where the signal handler
+// and the relay's goroutines start), and the hook runs once.
+func TestInitHitBeforeAfterFirst(t *testing.T) {
+	fd := newFakeDaemon(t)
+	fd.version = testVersion
+	path := cacheAt(t, testVersion, map[string]string{pvNew: cachedRes})
+	var stderr logBuffer
+	cfg := cacheConfig(path, fd.ensure, &stderr)
+	var out *countingWriter
+	written := make(chan int, 2)
+	cfg.AfterFirst = func() { out.mu.Lock(); written <- out.n; out.mu.Unlock() }
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	out = &countingWriter{w: outW}
+	cfg.In, cfg.Out = inR, out
+	done := make(chan error, 1)
+	go func() { done <- Run(context.Background(), cfg); outW.Close() }()
+	go func() { io.WriteString(inW, clientInit+"\n") }()
+	sc := bufio.NewScanner(outR)
+	if !sc.Scan() || !strings.Contains(sc.Text(), `"instructions":"cached`) {
+		t.Fatalf("stdout %q; want the cached answer", sc.Text())
+	}
+	if n := <-written; n != 1 {
+		t.Fatalf("AfterFirst ran with %d lines on stdout; want the cached answer first", n)
+	}
+	d := fd.accept(t)
+	fwd := d.recv()
+	d.send(`{"jsonrpc":"2.0","id":` + idOf(fwd) + `,"result":` + cachedRes + `}`)
+	inW.Close()
+	go io.Copy(io.Discard, outR)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(written) != 0 {
+		t.Error("AfterFirst ran twice")
+	}
 }

@@ -33,8 +33,14 @@ func (r *relay) answerFromCache(in line) (line, bool) {
 	if in.tooLong || r.init.cache == nil {
 		return in, false
 	}
-	h, ok := peek(in.data)
-	if !ok || !h.isRequest() || h.method() != "initialize" || !validID(h.ID) {
+	// gjson, not peek: encoding/json's first decode costs ~0.1 ms of a
+	// cold start, and this is the answer's path.
+	if !gjson.ValidBytes(in.data) {
+		return in, false
+	}
+	head := gjson.GetManyBytes(in.data, "method", "id")
+	id := json.RawMessage(head[1].Raw)
+	if head[0].Type != gjson.String || head[0].Str != "initialize" || !validID(id) {
 		return in, false
 	}
 	pv := requestedVersion(in.data)
@@ -43,9 +49,9 @@ func (r *relay) answerFromCache(in line) (line, bool) {
 		return in, false
 	}
 	res = compact(res)
-	reply := make([]byte, 0, len(res)+len(h.ID)+40)
+	reply := make([]byte, 0, len(res)+len(id)+40)
 	reply = append(reply, `{"jsonrpc":"2.0","id":`...)
-	reply = append(reply, h.ID...)
+	reply = append(reply, id...)
 	reply = append(reply, `,"result":`...)
 	reply = append(append(reply, res...), '}')
 	r.write(reply)

@@ -67,7 +67,7 @@ func (r *relay) run(ctx context.Context, lines <-chan line) error {
 		}
 		l.end() // the client is done: the session ends
 	}()
-	if !r.init.cache.holdsAny() {
+	if len(r.held) > 0 || !r.init.cache.holdsAny() { // the first line is in (Config.AfterFirst), or no cache
 		r.dialFirst(dctx)
 	}
 	for r.outErr == nil {
