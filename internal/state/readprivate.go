@@ -20,7 +20,11 @@ var ErrTooLarge = errors.New("state: private file too large")
 // regular file, closed to group and others), so a swap between a check
 // and the read changes nothing. A file longer than max is ErrTooLarge; a
 // missing one is fs.ErrNotExist.
-func ReadPrivateFile(path string, max int64) ([]byte, error) {
+func ReadPrivateFile(path string, max int64) ([]byte, error) { return readPrivate(path, max) }
+
+// readPrivateFile is ReadPrivateFile through an os.File (where there is no
+// plain system-call version: nofollow_other.go).
+func readPrivateFile(path string, max int64) ([]byte, error) {
 	f, err := openNoFollow(path)
 	if err != nil {
 		if isSymlinkErr(err) {

@@ -45,14 +45,17 @@ func TestReadPrivateFile(t *testing.T) {
 		{"a FIFO (does not block)", fifo, ErrUnsafe},
 		{"too large", write("big.json", 0o600, "0123456789"), ErrTooLarge},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			raw, err := ReadPrivateFile(c.path, 8)
-			if c.want == nil && (err != nil || string(raw) != "{}") {
-				t.Fatalf("got %q, %v; want {}", raw, err)
-			}
-			if c.want != nil && !errors.Is(err, c.want) {
-				t.Fatalf("err %v, want %v", err, c.want)
-			}
-		})
+		// The system-call reader (unix) and the os.File one (elsewhere).
+		for impl, read := range map[string]func(string, int64) ([]byte, error){"syscalls": ReadPrivateFile, "os.File": readPrivateFile} {
+			t.Run(c.name+"/"+impl, func(t *testing.T) {
+				raw, err := read(c.path, 8)
+				if c.want == nil && (err != nil || string(raw) != "{}") {
+					t.Fatalf("got %q, %v; want {}", raw, err)
+				}
+				if c.want != nil && !errors.Is(err, c.want) {
+					t.Fatalf("err %v, want %v", err, c.want)
+				}
+			})
+		}
 	}
 }
