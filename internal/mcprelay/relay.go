@@ -13,7 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// relay is the state of one --mcp process. All of it belongs to the run
+// relay is the state of one stdio relay (gasoline-mcp, --mcp). All of it belongs to the run
 // goroutine: stdin lines, daemon messages and connection loss arrive as
 // channel events, so nothing here is locked.
 type relay struct {
