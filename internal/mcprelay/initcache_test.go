@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -124,15 +125,15 @@ func TestInitFromCacheHit(t *testing.T) {
 		t.Fatalf("client got %s\nwant %s (from the cache, before the daemon was reached)", got, want)
 	}
 	open()
+	r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`) // the first request: the relay dials
+	r.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	r.send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`) // once written, the relay has handled the lines before it
 	d := fd.accept(t)
 	fwd := d.recv()
 	if fwd["method"] != "initialize" || idOf(fwd) == `"init-A"` || dig(fwd, "params", "clientInfo", "name") != "c" {
 		t.Fatalf("daemon got %v; want the client's initialize under an id of the relay's", fwd)
 	}
-	r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	r.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
-	r.send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`) // once written, the relay has handled the lines before it
 	d.settled()
 	if n := len(d.msgs); n != 0 {
 		t.Fatalf("the daemon got %d of the client's messages before it answered initialize: %s", n, <-d.msgs)
@@ -250,10 +251,10 @@ func TestInitCacheDaemonDiffers(t *testing.T) {
 	if got := r.recv(); dig(got, "result", "instructions") != "cached: <<<PAGE_TEXT id>>> & co" {
 		t.Fatalf("client got %v", got)
 	}
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
 	d := fd.accept(t)
 	fwd := d.recv()
 	d.send(`{"jsonrpc":"2.0","id":` + idOf(fwd) + `,"result":` + daemonRes + `}`)
-	r.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
 	ping := d.recv()
 	d.send(`{"jsonrpc":"2.0","id":` + idOf(ping) + `,"result":{}}`)
 	if got := r.recv(); got["id"] != 2.0 {
@@ -367,6 +368,7 @@ func TestInitHitBeforeAfterFirst(t *testing.T) {
 	if n := <-written; n != 1 {
 		t.Fatalf("AfterFirst ran with %d lines on stdout; want the cached answer first", n)
 	}
+	go func() { io.WriteString(inW, `{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n") }()
 	d := fd.accept(t)
 	fwd := d.recv()
 	d.send(`{"jsonrpc":"2.0","id":` + idOf(fwd) + `,"result":` + cachedRes + `}`)
@@ -377,5 +379,57 @@ func TestInitHitBeforeAfterFirst(t *testing.T) {
 	}
 	if len(written) != 0 {
 		t.Error("AfterFirst ran twice")
+	}
+}
+
+// TestInitHitProbeNeverDials: a client answered from the cache that only
+// initializes and leaves (a health probe, `claude mcp list`) asks nothing
+// of the daemon, and the relay never reaches it: no Ensure, no session.
+func TestInitHitProbeNeverDials(t *testing.T) {
+	fd := newFakeDaemon(t)
+	fd.version = testVersion
+	path := cacheAt(t, testVersion, map[string]string{pvNew: cachedRes})
+	var ensured atomic.Int32
+	var stderr logBuffer
+	r := startRelay(t, cacheConfig(path, countingEnsure(fd, &ensured), &stderr))
+	r.send(clientInit)
+	if got := r.recv(); got["result"] == nil {
+		t.Fatalf("client got %v", got)
+	}
+	r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if err := r.exit(); err != nil {
+		t.Fatal(err)
+	}
+	if n := ensured.Load(); n != 0 || len(fd.conns) != 0 {
+		t.Fatalf("Ensure ran %d times, %d connections: a client that asked nothing of the daemon reached it", n, len(fd.conns))
+	}
+}
+
+// TestInitCacheSilentDaemonAtEOF: answered from the cache, a request held
+// for the daemon's initialize answer, then stdin ends and the daemon never
+// answers: the relay still exits (DrainTimeout bounds the wait) and the
+// request gets the relay_exiting error, never silence.
+func TestInitCacheSilentDaemonAtEOF(t *testing.T) {
+	fd := newFakeDaemon(t)
+	fd.version = testVersion
+	path := cacheAt(t, testVersion, map[string]string{pvNew: cachedRes})
+	var stderr logBuffer
+	cfg := cacheConfig(path, fd.ensure, &stderr)
+	cfg.DrainTimeout = 20 * time.Millisecond
+	r := startRelay(t, cfg)
+	r.send(clientInit)
+	r.recv()
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	d := fd.accept(t)
+	if m := d.recv(); m["method"] != "initialize" {
+		t.Fatalf("daemon got %v", m)
+	}
+	r.in.Close() // the daemon never answers
+	got := r.recv()
+	if got["id"] != 2.0 || dig(got, "error", "data", "code") != "relay_exiting" {
+		t.Fatalf("client got %v; want the relay_exiting error for the held request", got)
+	}
+	if err := r.exit(); err != nil {
+		t.Fatal(err)
 	}
 }

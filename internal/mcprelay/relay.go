@@ -51,10 +51,10 @@ func newRelay(cfg Config) *relay {
 }
 
 // run answers the client's first line from the cache when it can, and
-// dials the daemon after that (the dial's work would only slow the
-// answer), or at once when the cache holds nothing of this version;
-// everything else the client sends waits for the connection, as it always
-// did.
+// dials the daemon once the client asks something of it (wantsDaemon; the
+// dial's work would only slow the answer), or at once when the cache holds
+// nothing of this version; everything else the client sends waits for the
+// connection, as it always did.
 func (r *relay) run(ctx context.Context, lines <-chan line) error {
 	var l *link
 	dctx, cancel := context.WithCancel(ctx)
@@ -67,12 +67,16 @@ func (r *relay) run(ctx context.Context, lines <-chan line) error {
 		}
 		l.end() // the client is done: the session ends
 	}()
-	if len(r.held) > 0 || !r.init.cache.holdsAny() { // the first line is in (Config.AfterFirst), or no cache
+	if !r.init.cache.holdsAny() || r.wantsDaemon() {
 		r.dialFirst(dctx)
 	}
+	var eof <-chan time.Time // after stdin ends: the most the daemon's initialize answer is waited for
 	for r.outErr == nil {
 		l = r.release(ctx, l)
-		if lines == nil && len(r.held) == 0 && !r.waiting() {
+		switch {
+		case lines == nil && !r.dialed && !r.wantsDaemon():
+			return r.writeErr() // answered from the cache, and nothing asked of the daemon
+		case lines == nil && len(r.held) == 0 && !r.waiting():
 			r.drain(ctx, l)
 			return r.writeErr()
 		}
@@ -82,8 +86,13 @@ func (r *relay) run(ctx context.Context, lines <-chan line) error {
 				r.take(in)
 			} else {
 				lines = nil // stdin ended: drain once what is held has gone out
+				t := time.NewTimer(r.cfg.DrainTimeout)
+				defer t.Stop()
+				eof = t.C
 			}
-			r.dialFirst(dctx)
+			if r.wantsDaemon() {
+				r.dialFirst(dctx)
+			}
 		case d := <-r.dialing:
 			r.dialing = nil
 			l = r.established(ctx, d)
@@ -91,11 +100,40 @@ func (r *relay) run(ctx context.Context, lines <-chan line) error {
 			r.fromDaemon(msg)
 		case err := <-l.doneC():
 			l = r.dropped(ctx, l, err)
+		case <-eof:
+			eof = nil
+			r.init.check = 0 // stop holding for the check: what is held goes out, and drain bounds the rest
 		case <-ctx.Done():
 			return nil
 		}
 	}
 	return r.writeErr()
+}
+
+// wantsDaemon reports whether the first connection must be made now: the
+// client sent something the daemon has to see, or its first line was not
+// answered from the cache. After a cache hit the relay dials only once the
+// client asks something of the daemon (a request, or anything it cannot
+// read as a notification): a client that initializes and leaves (a
+// client's health probe, `claude mcp list`) costs the daemon no session,
+// and an agent's first request pays no more than it would have waited for
+// the daemon's answer to initialize.
+func (r *relay) wantsDaemon() bool {
+	if len(r.held) == 0 {
+		return false
+	}
+	if r.init.given == nil && !r.init.first {
+		return true // the first line was no cache hit
+	}
+	for _, in := range r.held {
+		if in.ownInit {
+			continue
+		}
+		if h, ok := peek(in.data); in.tooLong || !ok || h.ID != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // waiting reports whether the client's messages must wait: the first
