@@ -55,7 +55,7 @@ func (r *relay) answerFromCache(in line) (line, bool) {
 	reply = append(reply, `,"result":`...)
 	reply = append(append(reply, res...), '}')
 	r.write(reply)
-	r.log.Debug("initialize answered from the cache", "protocol", pv)
+	r.log.Info("initialize answered from the cache; the daemon gets it with the first request", "protocol", pv)
 	r.initReq = bytes.Clone(in.data)
 	r.init.given, r.init.pv = res, pv
 	return line{data: in.data, ownInit: true}, true
