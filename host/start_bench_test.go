@@ -32,7 +32,8 @@ import (
 //     answer is on its stdout: after the first start, from the cache of
 //     the daemon's answer (internal/mcprelay/initialize.go), so exec and
 //     the cache read; the WebSocket to the daemon and the daemon's own
-//     initialize follow the answer.
+//     initialize wait for a client's first request, which this harness
+//     never sends.
 //
 // p50-ms and p10-ms are the median and the 10th percentile of the
 // samples (the machine is shared: the low percentiles say what the code

@@ -24,8 +24,8 @@ import (
 //   - exec: `gasoline-mcp version` from spawn to exit: the kernel mapping
 //     the binary, the Go runtime and the relay's package inits.
 //   - initialize/hit: spawn until the initialize answer is on stdout,
-//     answered from the cache of the daemon's answer (the relay dials the
-//     daemon meanwhile and forwards the initialize after).
+//     answered from the cache of the daemon's answer (the relay would dial
+//     the daemon at the client's first request; this harness sends none).
 //   - initialize/miss: the same with the cache removed before each start:
 //     state.json, the credential, the WebSocket to the daemon and the
 //     daemon's own initialize, then the cache is filled.
