@@ -10,8 +10,11 @@ CHROMIUM ?= /usr/lib/chromium/chromium
 
 all: build
 
+# build: gasoline-host (every mode) and gasoline-mcp (the stdio relay
+# alone, what agents' configs run; it starts gasoline-host beside it).
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/gasoline-host ./host
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/gasoline-mcp ./mcp
 
 vet:
 	$(GO) vet ./...
@@ -40,7 +43,7 @@ lint: vet bench-lint
 # bench: Go benchmarks; the end-to-end ones run the real chain in Chromium
 # (200 calls after warm-up, p50/p95 reported beside ns/op; 20 for analyze,
 # whose axe-core audit of the large page takes seconds).
-BENCH_PKGS ?= ./host/ ./internal/nativemsg/ ./internal/capture/ ./internal/mcpserver/... ./internal/redact/... ./internal/approval/...
+BENCH_PKGS ?= ./host/ ./mcp/ ./internal/nativemsg/ ./internal/capture/ ./internal/mcpserver/... ./internal/redact/... ./internal/approval/...
 bench: chromium sshd bench-e2e
 	@mkdir -p out
 	$(GO) test -run '^$$' -bench . -skip 'Flood|E2EAnalyze|E2ESoak' -benchtime 200x ./internal/e2e/ | tee out/bench-e2e.txt

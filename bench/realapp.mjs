@@ -150,9 +150,9 @@ async function runServer(id, tmp) {
       users = approver(chain);
       cleanup.push(() => users.stop());
       spec = {
-        command: chain.host,
-        args: ['--mcp'],
-        env: chain.env,
+        command: chain.stdio.command, // what mcp-config prints: gasoline-mcp
+        args: chain.stdio.args,
+        env: { ...chain.env, ...chain.stdio.env },
         cwd: tmp,
       };
     } else {

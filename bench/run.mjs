@@ -183,7 +183,10 @@ async function bench(server, ctx) {
         `Gasoline native host, at rest (${REST_MS / 1000} s after the last call)`,
         rested.host,
       ],
-      ['Gasoline stdio relay (gasoline-host --mcp)', m.relay],
+      [
+        `Gasoline stdio relay (${[path.basename(chain.stdio.command), ...chain.stdio.args].join(' ')})`,
+        m.relay,
+      ],
     );
   } else if (server.daemonPid) {
     run.memory.push(

@@ -12,11 +12,14 @@ import (
 )
 
 // Every mode of gasoline-host is one binary, so Go initialises every
-// package it links at every start — the stdio relay's too, and that start
-// is on an agent's clock (spawn → initialize answered). The relay's own
-// packages may prepare what they use; every other package of ours must
-// leave its regexps, scripts and tables to first use (sync.OnceValue),
-// keeping to a few error values and small maps at init.
+// package it links at every start. Agents' configs now run gasoline-mcp,
+// the stdio relay alone (mcp/, which links none of the daemon's packages:
+// mcp/imports_test.go), but gasoline-host starts on other clocks still:
+// the native host at every connection Chrome opens, `gasoline-host --mcp`
+// for configs written before gasoline-mcp, and the CLI modes a user runs.
+// The relays' own packages may prepare what they use; every other package
+// of ours must leave its regexps, scripts and tables to first use
+// (sync.OnceValue), keeping to a few error values and small maps at init.
 const (
 	initBudgetPerPackage = 8 << 10  // bytes a package outside the relay may allocate at init
 	initBudgetTotal      = 32 << 10 // all of them together

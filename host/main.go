@@ -1,6 +1,8 @@
-// Command gasoline-host is Gasoline's one binary: the native-messaging host
-// Chrome launches, the stdio MCP server agents launch, the daemon, and the
-// installer. main only parses the mode and dispatches; each mode lives in a
+// Command gasoline-host is Gasoline's main binary: the native-messaging
+// host Chrome launches, the daemon, the installer and the CLI. It serves
+// MCP over stdio too (--mcp), but agents' configs run gasoline-mcp (mcp/),
+// the same relay in a binary that links nothing else, installed beside
+// this one. main only parses the mode and dispatches; each mode lives in a
 // package.
 package main
 
@@ -41,7 +43,7 @@ const usage = `usage: gasoline-host <mode> [args]
 
 modes:
   chrome-extension://<id>/      native-messaging host (Chrome launches this)
-  --mcp                         MCP over stdio for agents
+  --mcp                         MCP over stdio for agents (configs run gasoline-mcp, beside this binary: the same, faster to start)
   daemon                        run the background service in the foreground
   install|uninstall [--browser chrome|chromium|edge|brave|all] [--user-data-dir DIR] [--system]
   service install|uninstall|start|stop|status

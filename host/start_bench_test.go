@@ -16,8 +16,10 @@ import (
 )
 
 // BenchmarkStart times what an agent waits for when it starts
-// `gasoline-host --mcp` against a daemon already running (make bench's
-// "spawn → initialize, warm" row, without the Node client's own ~2.5 ms),
+// `gasoline-host --mcp` against a daemon already running (what configs
+// written before gasoline-mcp run; mcp/'s BenchmarkStart times
+// gasoline-mcp, make bench's "spawn → initialize, warm" row, without the
+// Node client's own ~2.5 ms),
 // on the real binary as `make build` makes it, in two stages:
 //
 //   - exec: `gasoline-host version` from spawn to exit — the kernel
@@ -27,8 +29,11 @@ import (
 //     allocate (GODEBUG=inittrace=1): counted, so it moves only with
 //     the code.
 //   - initialize: `gasoline-host --mcp` from spawn until the initialize
-//     answer is on its stdout — exec, state.json and the credential, the
-//     WebSocket to the daemon, and the daemon's MCP initialize.
+//     answer is on its stdout: after the first start, from the cache of
+//     the daemon's answer (internal/mcprelay/initialize.go), so exec and
+//     the cache read; the WebSocket to the daemon and the daemon's own
+//     initialize wait for a client's first request, which this harness
+//     never sends.
 //
 // p50-ms and p10-ms are the median and the 10th percentile of the
 // samples (the machine is shared: the low percentiles say what the code

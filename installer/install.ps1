@@ -3,8 +3,9 @@
 Installs (or with -Uninstall removes) Gasoline on Windows.
 
 .DESCRIPTION
-Puts gasoline-host.exe in %LOCALAPPDATA%\Gasoline\bin (built from source when
-run from a checkout with Go installed, else the binary next to this script),
+Puts gasoline-host.exe and gasoline-mcp.exe (the stdio server agents run) in
+%LOCALAPPDATA%\Gasoline\bin (built from source when run from a checkout with
+Go installed, else the binaries next to this script, or next to -Binary),
 registers the native-messaging host for the browsers found (HKCU keys for
 Chrome, Chromium, Edge, Brave), installs and starts the Windows service when
 run elevated (the daemon otherwise starts on demand), and prints the next
@@ -32,6 +33,7 @@ Set-StrictMode -Version 3
 $ScriptDir = Split-Path -Parent $MyInvocation.MyCommand.Path
 $RepoRoot = Split-Path -Parent $ScriptDir
 $Dest = Join-Path $BinDir 'gasoline-host.exe'
+$SlimDest = Join-Path $BinDir 'gasoline-mcp.exe'
 if ($env:GASOLINE_SKIP_SERVICE -eq '1') { $NoService = $true }
 
 function Fail([string]$msg) {
@@ -68,36 +70,60 @@ function Invoke-Host {
     return ($LASTEXITCODE -eq 0)
 }
 
+# Install-File moves $src into place at $dest. A running exe cannot be
+# overwritten but can be renamed: the old one is moved aside first.
+function Install-File([string]$src, [string]$dest) {
+    $tmp = "$dest.$PID.tmp.exe"
+    Copy-Item -Force $src $tmp
+    $old = "$dest.old"
+    if (Test-Path $dest) {
+        Remove-Item -Force $old -ErrorAction SilentlyContinue
+        Move-Item -Force $dest $old
+    }
+    Move-Item -Force $tmp $dest
+    Remove-Item -Force $old -ErrorAction SilentlyContinue
+    Write-Output "Installed $dest"
+}
+
 function Install-Binary {
     New-Item -ItemType Directory -Force -Path $BinDir | Out-Null
-    $tmp = Join-Path $BinDir ".gasoline-host.$PID.tmp.exe"
-    if ($Binary) {
-        if (-not (Test-Path $Binary -PathType Leaf)) { Fail "no binary at $Binary" }
-        Write-Output "Installing $Binary"
-        Copy-Item -Force $Binary $tmp
-    } elseif ((Test-Checkout) -and (Get-Command go -ErrorAction SilentlyContinue)) {
-        Write-Output "Building gasoline-host from $RepoRoot"
+    if (-not $Binary -and (Test-Checkout) -and (Get-Command go -ErrorAction SilentlyContinue)) {
+        Write-Output "Building gasoline-host and gasoline-mcp from $RepoRoot"
+        $build = Join-Path ([IO.Path]::GetTempPath()) "gasoline-build-$PID"
+        New-Item -ItemType Directory -Force -Path $build | Out-Null
         Push-Location $RepoRoot
-        try { & go build -trimpath -o $tmp ./host } finally { Pop-Location }
+        try {
+            & go build -trimpath -o (Join-Path $build 'gasoline-host.exe') ./host
+            if ($LASTEXITCODE -eq 0) { & go build -trimpath -o (Join-Path $build 'gasoline-mcp.exe') ./mcp }
+        } finally { Pop-Location }
         if ($LASTEXITCODE -ne 0) { Fail 'go build failed' }
+        Install-File (Join-Path $build 'gasoline-host.exe') $Dest
+        Install-File (Join-Path $build 'gasoline-mcp.exe') $SlimDest
+        Remove-Item -Recurse -Force $build -ErrorAction SilentlyContinue
+        return
+    }
+    $found = $Binary
+    if ($found) {
+        if (-not (Test-Path $found -PathType Leaf)) { Fail "no binary at $found" }
     } else {
         $arch = 'amd64'
         if ($env:PROCESSOR_ARCHITECTURE -eq 'ARM64') { $arch = 'arm64' }
         $candidates = @((Join-Path $ScriptDir 'gasoline-host.exe'), (Join-Path $ScriptDir "gasoline-host-windows-$arch.exe"))
         $found = $candidates | Where-Object { Test-Path $_ -PathType Leaf } | Select-Object -First 1
         if (-not $found) { Fail 'no gasoline-host.exe next to this script and not a checkout with Go installed; pass -Binary PATH' }
-        Write-Output "Installing $found"
-        Copy-Item -Force $found $tmp
     }
-    # A running exe cannot be overwritten but can be renamed: move it aside.
-    $old = "$Dest.old"
-    if (Test-Path $Dest) {
-        Remove-Item -Force $old -ErrorAction SilentlyContinue
-        Move-Item -Force $Dest $old
+    Write-Output "Installing $found"
+    Install-File $found $Dest
+    # gasoline-mcp ships beside gasoline-host (gasoline-mcp-windows-<arch>.exe
+    # beside gasoline-host-windows-<arch>.exe in a release).
+    $dir = Split-Path -Parent $found
+    $slims = @((Join-Path $dir ((Split-Path -Leaf $found) -replace 'gasoline-host', 'gasoline-mcp')), (Join-Path $dir 'gasoline-mcp.exe'))
+    $slim = $slims | Where-Object { ($_ -ne $found) -and (Test-Path $_ -PathType Leaf) } | Select-Object -First 1
+    if ($slim) {
+        Install-File $slim $SlimDest
+    } else {
+        Write-Warning "no gasoline-mcp.exe beside ${found}: agents' configs will run $Dest --mcp, which starts slower"
     }
-    Move-Item -Force $tmp $Dest
-    Remove-Item -Force $old -ErrorAction SilentlyContinue
-    Write-Output "Installed $Dest"
 }
 
 function Show-NextSteps {
@@ -126,7 +152,7 @@ function Show-NextSteps {
 }
 
 function Install-Gasoline {
-    Confirm-Step "Install gasoline-host into $BinDir and register it with your browsers?"
+    Confirm-Step "Install gasoline-host and gasoline-mcp into $BinDir and register them with your browsers?"
     Install-Binary
     $script:HostExe = $Dest
 
@@ -184,6 +210,10 @@ function Uninstall-Gasoline {
     if ($script:HostExe -eq $Dest) {
         Remove-Item -Force $Dest
         Write-Output "Removed $Dest"
+        if (Test-Path $SlimDest) {
+            Remove-Item -Force $SlimDest
+            Write-Output "Removed $SlimDest"
+        }
         if (-not (Get-ChildItem -Force $BinDir | Select-Object -First 1)) {
             Remove-Item -Force $BinDir
             Write-Output "Removed empty folder $BinDir"

@@ -4,15 +4,17 @@
 #   installer/install.sh [--yes] [--bin-dir DIR] [--binary PATH] [--no-service]
 #   installer/install.sh --uninstall [--yes] [--purge] [--bin-dir DIR] [--no-service]
 #
-# Install: puts gasoline-host in a user bin folder (built from source when run
-# from a checkout, else the binary next to this script), registers the
+# Install: puts gasoline-host and gasoline-mcp (the stdio server agents run)
+# in a user bin folder (built from source when run from a checkout, else the
+# binaries next to this script, or next to --binary), registers the
 # native-messaging host for the browsers found, installs and starts the user
 # service (tolerating a machine without one), and prints the next steps.
 # Uninstall reverses each step; --purge also deletes the state folder.
 #
 # Environment:
 #   GASOLINE_BIN_DIR=DIR      same as --bin-dir (default ~/.local/bin)
-#   GASOLINE_BIN=PATH         same as --binary: install this binary, do not build
+#   GASOLINE_BIN=PATH         same as --binary: install this gasoline-host (and the
+#                             gasoline-mcp beside it), do not build
 #   GASOLINE_SKIP_SERVICE=1   same as --no-service: leave the OS service alone
 #                             (tests set it so no real service is started)
 #   GASOLINE_HOME, XDG_STATE_HOME, XDG_CONFIG_HOME are honoured as gasoline-host does.
@@ -89,6 +91,7 @@ if [ -z "$bin_dir" ]; then
 	fi
 fi
 dest=$bin_dir/gasoline-host
+slim_dest=$bin_dir/gasoline-mcp
 
 # The state folder, as gasoline-host computes it (internal/state).
 state_dir() {
@@ -122,19 +125,49 @@ is_checkout() {
 		grep -q '^module github.com/gasoline-mcp/gasoline$' "$repo_root/go.mod"
 }
 
-# put_binary installs gasoline-host at $dest through a temp file and a rename,
-# so a running copy is never overwritten in place.
+# put_file copies $1 to $2 through a temp file and a rename, so a running
+# copy is never overwritten in place.
+put_file() {
+	tmp=$(dirname -- "$2")/.$(basename -- "$2").tmp.$$
+	if ! { cp "$1" "$tmp" && chmod 755 "$tmp" && mv -f "$tmp" "$2"; }; then
+		rm -f "$tmp"
+		die "could not install $2"
+	fi
+	say "Installed $2"
+}
+
+# slim_beside prints the gasoline-mcp that ships beside the gasoline-host
+# at $1 (gasoline-mcp, or gasoline-mcp-<os>-<arch> beside
+# gasoline-host-<os>-<arch>), if there is one.
+slim_beside() {
+	d=$(dirname -- "$1")
+	b=$(basename -- "$1")
+	for candidate in "$d/$(printf '%s' "$b" | sed 's/gasoline-host/gasoline-mcp/')" "$d/gasoline-mcp"; do
+		if [ "$candidate" != "$1" ] && [ -f "$candidate" ]; then
+			printf '%s\n' "$candidate"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# put_binary installs gasoline-host at $dest and gasoline-mcp at $slim_dest.
 put_binary() {
 	mkdir -p "$bin_dir"
-	tmp=$bin_dir/.gasoline-host.tmp.$$
-	trap 'rm -f "$tmp"' EXIT
+	if [ -z "$binary" ] && is_checkout && command -v go >/dev/null 2>&1; then
+		say "Building gasoline-host and gasoline-mcp from $repo_root"
+		build_dir=$(mktemp -d)
+		trap 'rm -rf "$build_dir"' EXIT
+		(cd "$repo_root" && go build -trimpath -o "$build_dir/gasoline-host" ./host && go build -trimpath -o "$build_dir/gasoline-mcp" ./mcp) ||
+			die "go build failed"
+		put_file "$build_dir/gasoline-host" "$dest"
+		put_file "$build_dir/gasoline-mcp" "$slim_dest"
+		rm -rf "$build_dir"
+		trap - EXIT
+		return 0
+	fi
 	if [ -n "$binary" ]; then
 		[ -f "$binary" ] || die "no binary at $binary"
-		say "Installing $binary"
-		cp "$binary" "$tmp"
-	elif is_checkout && command -v go >/dev/null 2>&1; then
-		say "Building gasoline-host from $repo_root"
-		(cd "$repo_root" && go build -trimpath -o "$tmp" ./host) || die "go build failed"
 	else
 		arch=$(uname -m)
 		case $arch in
@@ -150,17 +183,18 @@ put_binary() {
 			fi
 		done
 		[ -n "$binary" ] || die "no gasoline-host next to this script and not a checkout with Go installed; pass --binary PATH"
-		say "Installing $binary"
-		cp "$binary" "$tmp"
 	fi
-	chmod 755 "$tmp"
-	mv -f "$tmp" "$dest"
-	trap - EXIT
-	say "Installed $dest"
+	say "Installing $binary"
+	put_file "$binary" "$dest"
+	if slim=$(slim_beside "$binary"); then
+		put_file "$slim" "$slim_dest"
+	else
+		warn "no gasoline-mcp beside $binary: agents' configs will run $dest --mcp, which starts slower"
+	fi
 }
 
 do_install() {
-	confirm "Install gasoline-host into $bin_dir and register it with your browsers?"
+	confirm "Install gasoline-host and gasoline-mcp into $bin_dir and register them with your browsers?"
 	put_binary
 
 	say ""
@@ -244,6 +278,10 @@ do_uninstall() {
 	if [ "$host" = "$dest" ]; then
 		rm -f "$dest"
 		say "Removed $dest"
+		if [ -f "$slim_dest" ]; then
+			rm -f "$slim_dest"
+			say "Removed $slim_dest"
+		fi
 		# The bin folder goes too if this left it empty (ours or not, an
 		# empty folder holds nothing).
 		if rmdir "$bin_dir" 2>/dev/null; then

@@ -43,16 +43,19 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
-// buildHost builds gasoline-host with the caller's Go environment.
+// buildHost builds gasoline-host, and gasoline-mcp beside it as releases
+// ship them, with the caller's Go environment.
 func buildHost(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "gasoline-host")
-	cmd := exec.Command("go", "build", "-o", bin, "./host")
-	cmd.Dir = repoRoot(t)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./host: %v\n%s", err, out)
+	dir := t.TempDir()
+	for pkg, name := range map[string]string{"./host": "gasoline-host", "./mcp": "gasoline-mcp"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), pkg)
+		cmd.Dir = repoRoot(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
 	}
-	return bin
+	return filepath.Join(dir, "gasoline-host")
 }
 
 // sandboxEnv is a minimal environment whose HOME, XDG folders and state
@@ -118,19 +121,22 @@ func TestInstallScript(t *testing.T) {
 
 	out := runScript(t, env, "--yes")
 	installed := filepath.Join(home, ".local", "bin", "gasoline-host")
-	fi, err := os.Stat(installed)
-	if err != nil {
-		t.Fatalf("binary not installed: %v\n%s", err, out)
-	}
-	if fi.Mode().Perm()&0o111 == 0 {
-		t.Errorf("%s is not executable (mode %v)", installed, fi.Mode())
+	slim := filepath.Join(home, ".local", "bin", "gasoline-mcp")
+	for _, p := range []string{installed, slim} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatalf("binary not installed: %v\n%s", err, out)
+		}
+		if fi.Mode().Perm()&0o111 == 0 {
+			t.Errorf("%s is not executable (mode %v)", p, fi.Mode())
+		}
 	}
 	for _, p := range paths {
 		checkManifest(t, filepath.Join(home, p), installed)
 	}
 	for _, want := range []string{
 		"Next steps", "chrome://extensions", filepath.Join(repoRoot(t), "extension"),
-		"claude mcp add gasoline -- " + installed + " --mcp", "[mcp_servers.gasoline]", "# Gemini CLI", "# Cursor",
+		"claude mcp add gasoline -- " + slim + "\n", "[mcp_servers.gasoline]", "# Gemini CLI", "# Cursor",
 		"GASOLINE_SKIP_SERVICE=1",
 	} {
 		if !strings.Contains(out, want) {
@@ -140,7 +146,7 @@ func TestInstallScript(t *testing.T) {
 	// Only the binary, the manifests and the agent credential the printed
 	// HTTP configs carry were added.
 	state := ".local/state/gasoline"
-	wantAdded := map[string]bool{".local": true, ".local/bin": true, ".local/bin/gasoline-host": true,
+	wantAdded := map[string]bool{".local": true, ".local/bin": true, ".local/bin/gasoline-host": true, ".local/bin/gasoline-mcp": true,
 		".local/state": true, state: true, state + "/credentials": true, state + "/credentials/agent.token": true}
 	for _, p := range paths {
 		wantAdded[p] = true
@@ -229,16 +235,21 @@ func TestInstallScriptBuildsFromCheckout(t *testing.T) {
 	env := sandboxEnv(home, goEnv("GOCACHE"), goEnv("GOMODCACHE"), goEnv("GOPATH"), "GOPROXY=off", "GOTOOLCHAIN=local")
 	out := runScript(t, env, "--yes")
 	installed := filepath.Join(home, ".local", "bin", "gasoline-host")
-	if !strings.Contains(out, "Building gasoline-host from "+repoRoot(t)) {
+	slim := filepath.Join(home, ".local", "bin", "gasoline-mcp")
+	if !strings.Contains(out, "Building gasoline-host and gasoline-mcp from "+repoRoot(t)) {
 		t.Errorf("install.sh did not build from the checkout:\n%s", out)
 	}
-	v, err := exec.Command(installed, "version").Output()
-	if err != nil || len(strings.TrimSpace(string(v))) == 0 {
-		t.Fatalf("%s version: %q, %v", installed, v, err)
+	for _, p := range []string{installed, slim} {
+		v, err := exec.Command(p, "version").Output()
+		if err != nil || len(strings.TrimSpace(string(v))) == 0 {
+			t.Fatalf("%s version: %q, %v", p, v, err)
+		}
 	}
 	runScript(t, env, "--uninstall", "--yes")
-	if _, err := os.Stat(installed); err == nil {
-		t.Errorf("uninstall left %s", installed)
+	for _, p := range []string{installed, slim} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("uninstall left %s", p)
+		}
 	}
 }
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# make run: build gasoline-host, make sure the daemon is up, and open a
+# make run: build gasoline-host and gasoline-mcp, make sure the daemon is up, and open a
 # browser with a dedicated profile, the extension loaded and the native host
 # registered in that profile, on the demo page from testdata/. Headless when
 # there is no display. Ctrl-C closes the browser and the demo server and
@@ -61,13 +61,13 @@ elif [ $# -gt 0 ]; then
 	die "unknown argument: $1 (use --stop, or no argument)"
 fi
 
-command -v go >/dev/null 2>&1 || die "Go is needed to build gasoline-host"
+command -v go >/dev/null 2>&1 || die "Go is needed to build gasoline-host and gasoline-mcp"
 command -v curl >/dev/null 2>&1 || die "curl is needed to check the daemon"
 command -v python3 >/dev/null 2>&1 || die "python3 is needed to serve the demo page"
 
 # 1. Build.
-say "Building $bin"
-(cd "$root" && go build -o bin/gasoline-host ./host)
+say "Building $bin and $root/bin/gasoline-mcp (the stdio server the printed configs run)"
+(cd "$root" && go build -o bin/gasoline-host ./host && go build -o bin/gasoline-mcp ./mcp)
 
 # 2. Register the native host in the dedicated profile. The extension ID is
 # pinned by the key in extension/manifest.json, so the manifest matches it.

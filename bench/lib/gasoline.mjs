@@ -1,4 +1,4 @@
-// Gasoline's side of the run: build gasoline-host, a temp GASOLINE_HOME
+// Gasoline's side of the run: build gasoline-host and gasoline-mcp, a temp GASOLINE_HOME
 // and a free GASOLINE_PORT, the host registered for a fresh Chromium
 // profile, the local-dev approval policy, Chromium with the extension, and
 // the daemon's /health saying the extension is connected.
@@ -35,6 +35,23 @@ export function build(repo) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   return path.join(repo, 'bin', 'gasoline-host');
+}
+
+// stdioConfig is the stdio server `gasoline-host mcp-config --client json`
+// prints for this home and port (gasoline-mcp beside gasoline-host): what
+// an agent's config launches, so the bench launches the same.
+export function stdioConfig(host, env) {
+  const out = execFileSync(host, ['mcp-config', '--client', 'json'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).toString();
+  const start = out.indexOf('\n{');
+  const end = out.indexOf('\n}', start);
+  if (start < 0 || end < 0) {
+    throw new Error(`mcp-config printed no stdio JSON:\n${out}`);
+  }
+  const srv = JSON.parse(out.slice(start + 1, end + 2)).mcpServers.gasoline;
+  return { command: srv.command, args: srv.args ?? [], env: srv.env ?? {} };
 }
 
 export async function health(port) {
@@ -78,6 +95,7 @@ export async function start({ repo, tmp, policy = LOCAL_DEV_POLICY }) {
     home,
     port,
     env,
+    stdio: stdioConfig(host, env),
     browser,
     async stop() {
       await browser.stop();

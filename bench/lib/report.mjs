@@ -309,7 +309,7 @@ export function markdown(run) {
   const e = run.env;
   return `# End-to-end MCP benchmark — ${e.date} (${e.sha})
 
-Gasoline (\`gasoline-host --mcp\`, extension in headless Chromium) side by side with
+Gasoline (\`gasoline-mcp\`, what \`gasoline-host mcp-config\` prints; extension in headless Chromium) side by side with
 Playwright MCP, chrome-devtools-mcp and agent-browser on the same pages and the same browser binary, through the
 official MCP client over stdio. N = ${e.n} per op after ${e.warm} warm-up calls; every call is
 verified (see bench/README.md). Cells are p50 / p95 in ms; ratios are Gasoline p50 ÷ peer p50

@@ -184,10 +184,12 @@ export const devtools = {
 export const gasoline = {
   id: 'gasoline',
   label: 'Gasoline',
+  // What `gasoline-host mcp-config` prints: gasoline-mcp, beside
+  // gasoline-host.
   spawn: ({ chain, tmp }) => ({
-    command: chain.host,
-    args: ['--mcp'],
-    env: chain.env,
+    command: chain.stdio.command,
+    args: chain.stdio.args,
+    env: { ...chain.env, ...chain.stdio.env },
     cwd: tmp,
   }),
   tools: {

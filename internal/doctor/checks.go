@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/install"
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
+	"github.com/gasoline-mcp/gasoline/internal/mcpconfig"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 	"github.com/gasoline-mcp/gasoline/internal/version"
 )
@@ -84,20 +86,47 @@ func getJSON(ctx context.Context, port int, v any) error {
 
 var impl = &mcp.Implementation{Name: "gasoline-doctor", Version: version.Version}
 
-// checkStdio runs `gasoline-host --mcp` as an agent would: initialize and
-// tools/list.
+// checkSlim checks that gasoline-mcp, what agents' configs run, is
+// beside this gasoline-host and of its version.
+func checkSlim(ctx context.Context, opts Options) Result {
+	p := mcpconfig.SlimPath(opts.Self)
+	r := Result{Name: "gasoline-mcp", Fix: "put gasoline-mcp beside " + opts.Self + ": make build (both land in bin/), or run the installer again"}
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		r.Status, r.Detail = Fail, p+" is missing: agents' configs fall back to "+opts.Self+" --mcp, which starts slower, "+
+			"and a config that names gasoline-mcp cannot start"
+		return r
+	}
+	out, err := exec.CommandContext(ctx, p, "version").Output()
+	switch v := strings.TrimSpace(string(out)); {
+	case err != nil:
+		r.Status, r.Detail = Fail, p+" does not run: "+err.Error()
+	case v != version.Version:
+		r.Status, r.Detail = Fail, p+" is version "+v+", gasoline-host "+version.Version+": agents would run a relay of another release"
+	default:
+		r.Status, r.Detail, r.Fix = OK, p, ""
+	}
+	return r
+}
+
+// checkStdio runs what agents' configs run (gasoline-mcp beside this
+// gasoline-host, else gasoline-host --mcp) as an agent would: initialize
+// and tools/list.
 func checkStdio(ctx context.Context, opts Options, daemonUp bool) Result {
 	r := Result{Name: "MCP stdio"}
 	if !daemonUp {
-		r.Status, r.Detail = Skip, "daemon not running (--mcp would start one; doctor does not)"
+		r.Status, r.Detail = Skip, "daemon not running (gasoline-mcp would start one; doctor does not)"
 		return r
 	}
 	cmd := exec.CommandContext(ctx, opts.Self, "--mcp")
+	if fi, err := os.Stat(mcpconfig.SlimPath(opts.Self)); err == nil && fi.Mode().IsRegular() {
+		cmd = exec.CommandContext(ctx, mcpconfig.SlimPath(opts.Self))
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &limitedWriter{w: &stderr, n: 4096}
 	cs, err := mcp.NewClient(impl, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
-		r.Status, r.Detail, r.Fix = Fail, "initialize: "+err.Error(), opts.Self+" --mcp   (run it by hand to see its error on stderr)"
+		r.Status, r.Detail, r.Fix = Fail, "initialize: "+err.Error(), strings.Join(cmd.Args, " ")+"   (run it by hand to see its error on stderr)"
 		if last := lastLine(stderr.String()); last != "" {
 			r.Detail += "; it said: " + last
 		}

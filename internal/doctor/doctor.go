@@ -112,6 +112,7 @@ func Run(ctx context.Context, opts Options) []Result {
 	out = append(out, daemonRes...)
 	up := d != nil
 	out = append(out,
+		checkSlim(ctx, opts),
 		checkStdio(ctx, opts, up),
 		checkHTTP(ctx, opts, d),
 		checkRedaction(opts),

@@ -7,11 +7,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/gasoline-mcp/gasoline/internal/redact"
 	"github.com/gasoline-mcp/gasoline/internal/state"
+	"github.com/gasoline-mcp/gasoline/internal/version"
 )
 
 func TestRedactionCheck(t *testing.T) {
@@ -117,5 +119,31 @@ func TestReportAllPassed(t *testing.T) {
 	}
 	if !strings.HasSuffix(out.String(), "all checks passed\n") {
 		t.Errorf("report:\n%s", out.String())
+	}
+}
+
+// gasoline-mcp, what agents' configs run, must be beside gasoline-host and
+// of its version; doctor names the file and the fix.
+func TestSlimBesideTheHost(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("a shell script stands for gasoline-mcp")
+	}
+	dir := t.TempDir()
+	self := filepath.Join(dir, "gasoline-host")
+	slim := filepath.Join(dir, "gasoline-mcp")
+	check := func() Result { return checkSlim(context.Background(), Options{Self: self}) }
+	if r := check(); r.Status != Fail || !strings.Contains(r.Detail, slim+" is missing") || !strings.Contains(r.Fix, "make build") {
+		t.Fatalf("missing: %+v", r)
+	}
+	for _, c := range []struct {
+		version string
+		want    Status
+	}{{"0.0.0-other", Fail}, {version.Version, OK}} {
+		if err := os.WriteFile(slim, []byte("#!/bin/sh\necho "+c.version+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if r := check(); r.Status != c.want {
+			t.Errorf("gasoline-mcp of version %s: %+v, want %s", c.version, r, c.want)
+		}
 	}
 }

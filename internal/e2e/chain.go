@@ -33,13 +33,20 @@ func RepoRoot() string {
 }
 
 // BuildHost builds gasoline-host into dir and returns its path.
-func BuildHost(dir string) (string, error) {
-	out := filepath.Join(dir, "gasoline-host")
-	cmd := exec.Command("go", "build", "-o", out, "./host")
+func BuildHost(dir string) (string, error) { return build(dir, "./host", "gasoline-host") }
+
+// BuildSlim builds gasoline-mcp, the stdio relay agents' configs run, into
+// dir (beside gasoline-host, where it starts the daemon from) and returns
+// its path.
+func BuildSlim(dir string) (string, error) { return build(dir, "./mcp", "gasoline-mcp") }
+
+func build(dir, pkg, name string) (string, error) {
+	out := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", out, pkg)
 	cmd.Dir = RepoRoot()
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as make build and make dist: static
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building gasoline-host: %v\n%s", err, b)
+		return "", fmt.Errorf("building %s: %v\n%s", name, err, b)
 	}
 	return out, nil
 }

@@ -8,10 +8,11 @@ import (
 	"go.uber.org/goleak"
 )
 
-// hostBin is the gasoline-host built for this run.
-var hostBin string
+// hostBin is the gasoline-host built for this run, and slimBin the
+// gasoline-mcp beside it.
+var hostBin, slimBin string
 
-// TestMain builds gasoline-host once, runs the tests, and fails the run
+// TestMain builds gasoline-host and gasoline-mcp once, runs the tests, and fails the run
 // when a goroutine of this process outlives them. The browser, the native
 // hosts and any daemon they spawn are child processes: their goroutines are
 // not this process's, and each test's cleanup ends those processes
@@ -26,6 +27,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	hostBin, err = BuildHost(dir)
+	if err == nil {
+		slimBin, err = BuildSlim(dir)
+	}
 	if err == nil {
 		err = EnsureVendor()
 	}

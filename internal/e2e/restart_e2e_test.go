@@ -20,12 +20,14 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/testbrowser"
 )
 
-// stdioMCP starts `gasoline-host --mcp` for the daemon of home and port and
-// connects an MCP client (the official go-sdk) through it; the command is
-// returned so a test can end it as a client would, or kill it.
+// stdioMCP starts gasoline-mcp (what mcp-config prints; it starts
+// gasoline-host daemon from beside itself when none runs) for the daemon
+// of home and port and connects an MCP client (the official go-sdk)
+// through it; the command is returned so a test can end it as a client
+// would, or kill it.
 func stdioMCP(t *testing.T, home string, port int, name string) (*client, *exec.Cmd) {
 	t.Helper()
-	cmd := exec.Command(hostBin, "--mcp")
+	cmd := exec.Command(slimBin)
 	cmd.Env = append(os.Environ(), "GASOLINE_HOME="+home, "GASOLINE_PORT="+strconv.Itoa(port))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -153,6 +154,9 @@ func askShutdown(ctx context.Context, port int, tok string) bool {
 // The returned channel yields its exit; a reaper goroutine owns the child
 // until then.
 func spawn(opts Options) (<-chan error, error) {
+	if _, err := os.Stat(opts.Exe); errors.Is(err, fs.ErrNotExist) {
+		return nil, &MissingHostError{Path: opts.Exe}
+	}
 	cmd := exec.Command(opts.Exe, "daemon")
 	cmd.Env = append(os.Environ(), "GASOLINE_HOME="+opts.Dir, fmt.Sprintf("GASOLINE_PORT=%d", opts.Port))
 	cmd.Dir = opts.Dir
@@ -166,6 +170,16 @@ func spawn(opts Options) (<-chan error, error) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	return done, nil
+}
+
+// MissingHostError means no daemon runs and the binary that would start
+// one is not there: gasoline-mcp starts gasoline-host from its own folder.
+type MissingHostError struct{ Path string }
+
+func (e *MissingHostError) Error() string {
+	return "no Gasoline daemon runs and " + e.Path + " is missing, so none can start: gasoline-mcp starts the daemon " +
+		"from the gasoline-host beside it; put both in one folder (make build, or the installer), or start " +
+		"gasoline-host daemon yourself"
 }
 
 // Shutdown stops the daemon answering on opts.Port, if any (POST /shutdown

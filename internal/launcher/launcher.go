@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -146,3 +147,21 @@ func (e *StoppedError) Error() string {
 
 // Is makes errors.Is(err, ErrStopped) true.
 func (e *StoppedError) Is(target error) bool { return target == ErrStopped }
+
+// HostName is gasoline-host's file name on this OS.
+const HostName = "gasoline-host" + exeSuffix
+
+// Beside returns the path of the file name in the folder of this
+// executable (symlinks resolved): gasoline-mcp starts the daemon from the
+// gasoline-host installed beside it. It does not check that the file is
+// there: spawn says so, naming it, when a daemon has to start.
+func Beside(name string) (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("launcher: locating own binary: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	return filepath.Join(filepath.Dir(exe), name), nil
+}

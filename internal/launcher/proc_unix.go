@@ -30,3 +30,6 @@ func terminate(pid int) error {
 	}
 	return err
 }
+
+// exeSuffix ends an executable's file name.
+const exeSuffix = ""

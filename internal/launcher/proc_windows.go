@@ -43,3 +43,6 @@ func terminate(pid int) error {
 	}
 	return p.Kill()
 }
+
+// exeSuffix ends an executable's file name.
+const exeSuffix = ".exe"

@@ -32,20 +32,23 @@ func clientsBin(t *testing.T) string {
 // world is a daemon on a non-default home and port, a fake HOME where
 // the clients keep their config, and a project folder.
 type world struct {
-	t                         *testing.T
-	host, home, gasHome, proj string
-	port                      int
-	env                       []string
+	t                               *testing.T
+	host, slim, home, gasHome, proj string
+	port                            int
+	env                             []string
 }
 
 func newWorld(t *testing.T) *world {
 	bin := clientsBin(t)
 	w := &world{t: t, home: t.TempDir(), gasHome: t.TempDir(), proj: t.TempDir()}
-	w.host = filepath.Join(t.TempDir(), "gasoline-host")
-	build := exec.Command("go", "build", "-o", w.host, "../../host")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	bins := t.TempDir() // both binaries side by side, as make build and the installer put them
+	w.host, w.slim = filepath.Join(bins, "gasoline-host"), filepath.Join(bins, "gasoline-mcp")
+	for pkg, out := range map[string]string{"../../host": w.host, "../../mcp": w.slim} {
+		build := exec.Command("go", "build", "-o", out, pkg)
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if b, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+		}
 	}
 	ln, _ := net.Listen("tcp4", "127.0.0.1:0")
 	w.port = ln.Addr().(*net.TCPAddr).Port
@@ -146,8 +149,8 @@ func (w *world) noStrayDaemon() {
 var connected = regexp.MustCompile(`(?m)^.*gasoline.*(✔ Connected|✓ Connected|- Connected)`)
 
 // Issue 34, item 4, end to end: every config `gasoline-host mcp-config`
-// prints, run in its own client's CLI as a new user would, reaches the
-// daemon: Claude Code (its one-liners; .mcp.json after its one-time
+// prints (each runs gasoline-mcp, beside gasoline-host), run in its own
+// client's CLI as a new user would, reaches the daemon: Claude Code (its one-liners; .mcp.json after its one-time
 // approval, pending before), Codex (the one-liner and the TOML, as Codex
 // parses them; what it would launch lists the 5 tools), Gemini CLI (in a
 // trusted folder, disabled before, as the form says), Cursor's and the
@@ -269,8 +272,8 @@ func (w *world) checkCodex(httpForm bool) {
 		resp.Body.Close()
 		return
 	}
-	if tr.Command != w.host || len(tr.Args) != 1 || tr.Args[0] != "--mcp" || tr.Env["GASOLINE_HOME"] != w.gasHome || tr.Env["GASOLINE_PORT"] != strconv.Itoa(w.port) {
-		w.t.Fatalf("codex read %+v: the one-liner must carry the home and port", tr)
+	if tr.Command != w.slim || len(tr.Args) != 0 || tr.Env["GASOLINE_HOME"] != w.gasHome || tr.Env["GASOLINE_PORT"] != strconv.Itoa(w.port) {
+		w.t.Fatalf("codex read %+v: the one-liner must run gasoline-mcp and carry the home and port", tr)
 	}
 	cmd := exec.Command(tr.Command, tr.Args...)
 	cmd.Env = []string{"HOME=" + w.home, "PATH=" + os.Getenv("PATH")}

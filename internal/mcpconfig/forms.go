@@ -34,7 +34,7 @@ const claudeApproval = "# Claude Code asks once before it runs a project's .mcp.
 func claude(t Target) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Claude Code: run (add --scope user to use it in every project)\n")
-	fmt.Fprintf(&b, "claude mcp add %s%s -- %s --mcp\n", ServerName, claudeEnv(t), shellQuote(t.Command))
+	fmt.Fprintf(&b, "claude mcp add %s%s -- %s\n", ServerName, claudeEnv(t), commandLine(t))
 	fmt.Fprintf(&b, "# or put this in .mcp.json at the project root.\n%s", claudeApproval)
 	b.WriteString(stdioJSON(t, true))
 	fmt.Fprintf(&b, "# Streamable HTTP instead (%s):\n", tokenNote(t))
@@ -65,9 +65,16 @@ func codex(t Target) string {
 	for _, k := range sortedKeys(t.Env) {
 		fmt.Fprintf(&b, " --env %s", shellQuote(k+"="+t.Env[k]))
 	}
-	fmt.Fprintf(&b, " -- %s --mcp\n", shellQuote(t.Command))
+	fmt.Fprintf(&b, " -- %s\n", commandLine(t))
 	fmt.Fprintf(&b, "# or add this to ~/.codex/config.toml:\n")
-	fmt.Fprintf(&b, "[mcp_servers.%s]\ncommand = %s\nargs = [\"--mcp\"]\n", ServerName, tomlString(t.Command))
+	fmt.Fprintf(&b, "[mcp_servers.%s]\ncommand = %s\n", ServerName, tomlString(t.Command))
+	if len(t.Args) > 0 {
+		quoted := make([]string, len(t.Args))
+		for i, a := range t.Args {
+			quoted[i] = tomlString(a)
+		}
+		fmt.Fprintf(&b, "args = [%s]\n", strings.Join(quoted, ", "))
+	}
 	if len(t.Env) > 0 {
 		fmt.Fprintf(&b, "env = {")
 		for i, k := range sortedKeys(t.Env) {
@@ -80,7 +87,7 @@ func codex(t Target) string {
 	}
 	fmt.Fprintf(&b, "# Streamable HTTP instead (%s). Codex reads the credential from an\n", tokenNote(t))
 	fmt.Fprintf(&b, "# environment variable; set it where you start codex:\n")
-	fmt.Fprintf(&b, "#   export GASOLINE_TOKEN=\"$(%s token)\"\n", shellQuote(t.Command))
+	fmt.Fprintf(&b, "#   export GASOLINE_TOKEN=\"$(%s token)\"\n", shellQuote(t.host()))
 	b.WriteString(commented(codexHTTP(t)))
 	return b.String()
 }
@@ -119,6 +126,24 @@ func cursor(t Target) string {
 		httpJSON("url", t, true)
 }
 
+// commandLine is the stdio command and its arguments, quoted for a shell.
+func commandLine(t Target) string {
+	parts := []string{shellQuote(t.Command)}
+	for _, a := range t.Args {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+// host is gasoline-host's path (the stdio command's, in a Target that
+// names none apart).
+func (t Target) host() string {
+	if t.Host != "" {
+		return t.Host
+	}
+	return t.Command
+}
+
 func tokenNote(t Target) string {
 	return fmt.Sprintf("the daemon must be running; the credential below is the agent credential from %s: it stays valid across restarts until `gasoline-host token rotate`; keep it private", t.TokenFile)
 }
@@ -140,7 +165,7 @@ type stdioServer struct {
 }
 
 func stdioJSON(t Target, withType bool) string {
-	s := stdioServer{Command: t.Command, Args: []string{"--mcp"}}
+	s := stdioServer{Command: t.Command, Args: append([]string{}, t.Args...)}
 	if len(t.Env) > 0 {
 		s.Env = t.Env
 	}

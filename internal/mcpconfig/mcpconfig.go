@@ -1,5 +1,6 @@
 // Package mcpconfig prints the configuration MCP clients need to run
-// Gasoline: `gasoline-host --mcp` over stdio (recommended), or the daemon's
+// Gasoline: `gasoline-mcp` over stdio (recommended; the slim relay beside
+// gasoline-host, or `gasoline-host --mcp` when it is missing), or the daemon's
 // streamable HTTP endpoint with the agent credential — the real one, which
 // stays valid across daemon restarts until `gasoline-host token rotate`.
 // Every form is written for its client as that client documents it, and
@@ -33,7 +34,11 @@ var Clients = []string{"claude", "codex", "gemini", "cursor", "json"}
 
 // Target is what a snippet points at.
 type Target struct {
-	Command string // absolute path of gasoline-host
+	// Command and Args are the stdio server: gasoline-mcp (no arguments)
+	// when it is beside gasoline-host, else gasoline-host --mcp.
+	Command string
+	Args    []string
+	Host    string // absolute path of gasoline-host (the commands a snippet tells the user to run)
 	URL     string // streamable HTTP endpoint, http://127.0.0.1:PORT/mcp
 	Token   string // the agent credential (MCP only)
 	// TokenFile is where the agent credential lives (0600).
@@ -48,7 +53,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mcp-config", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	client := fs.String("client", "all", strings.Join(Clients, ", ")+" or all")
-	path := fs.String("path", "", "gasoline-host binary to name (default: this executable)")
+	path := fs.String("path", "", "gasoline-host binary whose gasoline-mcp to name (default: this executable)")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		return nil
 	} else if err != nil {
@@ -60,6 +65,10 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	t, err := DefaultTarget(*path)
 	if err != nil {
 		return fmt.Errorf("mcp-config: %w", err)
+	}
+	if t.Command == t.Host {
+		fmt.Fprintf(stderr, "mcp-config: %s is not beside gasoline-host, so these configs run %s --mcp, which starts slower "+
+			"(it links the whole daemon); make build or the installer puts gasoline-mcp there\n", SlimPath(t.Host), t.Host)
 	}
 	names := []string{*client}
 	if *client == "all" {
@@ -78,7 +87,18 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// DefaultTarget names the binary at path (default: this executable), the
+// SlimName is the stdio relay's own binary, installed beside gasoline-host.
+const SlimName = "gasoline-mcp"
+
+// SlimPath is where gasoline-mcp belongs: beside gasoline-host at host,
+// with the same suffix (".exe" on Windows).
+func SlimPath(host string) string {
+	return filepath.Join(filepath.Dir(host), SlimName+filepath.Ext(host))
+}
+
+// DefaultTarget names gasoline-mcp beside the gasoline-host at path
+// (default: this executable), or that gasoline-host with --mcp when
+// gasoline-mcp is not there, the
 // daemon port from GASOLINE_PORT and the agent credential of the state
 // directory (GASOLINE_HOME), creating the credential on first use so the
 // snippet carries a real one.
@@ -118,8 +138,14 @@ func DefaultTarget(path string) (Target, error) {
 	if env["GASOLINE_HOME"] != "" {
 		env["GASOLINE_HOME"] = dir // absolute, whatever the client's working directory
 	}
+	cmd, args := abs, []string{"--mcp"}
+	if fi, err := os.Stat(SlimPath(abs)); err == nil && fi.Mode().IsRegular() {
+		cmd, args = SlimPath(abs), nil
+	}
 	return Target{
-		Command:   abs,
+		Command:   cmd,
+		Args:      args,
+		Host:      abs,
 		URL:       fmt.Sprintf("http://127.0.0.1:%d/mcp", port),
 		Token:     tok,
 		TokenFile: creds.Path(dir, creds.Agent),

@@ -15,7 +15,8 @@ import (
 )
 
 var target = Target{
-	Command:   "/home/a b/.local/bin/gasoline-host",
+	Command:   "/home/a b/.local/bin/gasoline-mcp",
+	Host:      "/home/a b/.local/bin/gasoline-host",
 	URL:       "http://127.0.0.1:7890/mcp",
 	Token:     "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
 	TokenFile: "/home/a b/.local/state/gasoline/credentials/agent.token",
@@ -67,8 +68,14 @@ func TestStdioJSONSnippets(t *testing.T) {
 				t.Fatalf("no JSON in:\n%s", s)
 			}
 			srv := server(t, blocks[0])
-			if srv["command"] != target.Command || !reflect.DeepEqual(srv["args"], []any{"--mcp"}) {
+			if srv["command"] != target.Command || !reflect.DeepEqual(srv["args"], []any{}) {
 				t.Errorf("stdio server = %v", srv)
+			}
+			fb := target // gasoline-mcp missing: gasoline-host --mcp
+			fb.Command, fb.Args = fb.Host, []string{"--mcp"}
+			s, _ = Snippet(c, fb)
+			if srv := server(t, jsonBlocks(t, s)[0]); srv["command"] != fb.Host || !reflect.DeepEqual(srv["args"], []any{"--mcp"}) {
+				t.Errorf("stdio server without gasoline-mcp = %v", srv)
 			}
 		})
 	}
@@ -99,8 +106,13 @@ func TestClaudeCommand(t *testing.T) {
 		t.Skip("POSIX quoting")
 	}
 	s, _ := Snippet("claude", target)
-	if want := "claude mcp add gasoline -- '/home/a b/.local/bin/gasoline-host' --mcp\n"; !strings.Contains(s, want) {
+	if want := "claude mcp add gasoline -- '/home/a b/.local/bin/gasoline-mcp'\n"; !strings.Contains(s, want) {
 		t.Errorf("claude snippet lacks %q:\n%s", want, s)
+	}
+	fb := target
+	fb.Command, fb.Args = fb.Host, []string{"--mcp"}
+	if s, _ := Snippet("claude", fb); !strings.Contains(s, "claude mcp add gasoline -- '/home/a b/.local/bin/gasoline-host' --mcp\n") {
+		t.Errorf("claude snippet without gasoline-mcp:\n%s", s)
 	}
 	if want := "claude mcp add --transport http gasoline http://127.0.0.1:7890/mcp --header 'Authorization: Bearer " + target.Token + "'\n"; !strings.Contains(s, want) {
 		t.Errorf("claude snippet lacks %q:\n%s", want, s)
@@ -109,11 +121,15 @@ func TestClaudeCommand(t *testing.T) {
 
 func TestCodexTOML(t *testing.T) {
 	tg := target
-	tg.Command = `C:\Users\a "b"\gasoline-host.exe`
+	tg.Command, tg.Args = `C:\Users\a "b"\gasoline-host.exe`, []string{"--mcp"}
 	s, _ := Snippet("codex", tg)
 	want := "[mcp_servers.gasoline]\ncommand = \"C:\\\\Users\\\\a \\\"b\\\"\\\\gasoline-host.exe\"\nargs = [\"--mcp\"]\n"
 	if !strings.Contains(s, want) {
 		t.Errorf("codex snippet lacks\n%s\ngot:\n%s", want, s)
+	}
+	if s, _ := Snippet("codex", target); !strings.Contains(s, "command = \"/home/a b/.local/bin/gasoline-mcp\"\n#") ||
+		!strings.Contains(s, "$('/home/a b/.local/bin/gasoline-host' token)") {
+		t.Errorf("codex snippet for gasoline-mcp (no args; the token from gasoline-host):\n%s", s)
 	}
 	if !strings.Contains(s, `# bearer_token_env_var = "GASOLINE_TOKEN"`) || !strings.Contains(s, `# url = "http://127.0.0.1:7890/mcp"`) ||
 		!strings.Contains(s, "export GASOLINE_TOKEN=\"$(") || !strings.Contains(s, " token)\"") {
@@ -132,10 +148,24 @@ func TestMainPrintsEveryClient(t *testing.T) {
 	if err := Main(context.Background(), []string{"--path", bin}, &out, &errOut); err != nil {
 		t.Fatalf("Main: %v\n%s", err, errOut.String())
 	}
-	for _, want := range []string{"# Claude Code", "# Codex", "# Gemini CLI", "# Cursor", "http://127.0.0.1:7999/mcp", bin} {
+	for _, want := range []string{"# Claude Code", "# Codex", "# Gemini CLI", "# Cursor", "http://127.0.0.1:7999/mcp", bin + " --mcp"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q", want)
 		}
+	}
+	slim := filepath.Join(filepath.Dir(bin), "gasoline-mcp")
+	if !strings.Contains(errOut.String(), slim+" is not beside gasoline-host") {
+		t.Errorf("stderr does not say gasoline-mcp is missing: %q", errOut.String())
+	}
+	if err := os.WriteFile(slim, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var withSlim, quiet bytes.Buffer
+	if err := Main(context.Background(), []string{"--path", bin, "--client", "claude"}, &withSlim, &quiet); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(withSlim.String(), "-- "+slim+"\n") || strings.Contains(withSlim.String(), "--mcp") || quiet.Len() != 0 {
+		t.Errorf("with gasoline-mcp beside gasoline-host, the configs run it (stderr %q):\n%s", quiet.String(), withSlim.String())
 	}
 	if err := Main(context.Background(), []string{"--client", "vscode"}, &out, &errOut); err == nil {
 		t.Error("--client vscode: got nil error")
@@ -173,7 +203,7 @@ func TestEachFormSaysWhatItsClientNeeds(t *testing.T) {
 	tg := target
 	tg.Env = map[string]string{"GASOLINE_HOME": "/home/a b/.g", "GASOLINE_PORT": "7999"}
 	codex, _ := Snippet("codex", tg)
-	if want := "codex mcp add gasoline --env 'GASOLINE_HOME=/home/a b/.g' --env GASOLINE_PORT=7999 -- '/home/a b/.local/bin/gasoline-host' --mcp\n"; !strings.Contains(codex, want) {
+	if want := "codex mcp add gasoline --env 'GASOLINE_HOME=/home/a b/.g' --env GASOLINE_PORT=7999 -- '/home/a b/.local/bin/gasoline-mcp'\n"; !strings.Contains(codex, want) {
 		t.Errorf("codex lacks %q:\n%s", want, codex)
 	}
 	gem, _ := Snippet("gemini", tg)

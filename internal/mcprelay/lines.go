@@ -12,10 +12,12 @@ import (
 type line struct {
 	data    []byte
 	tooLong bool
+	ownInit bool // the initialize the cache answered, to forward under the relay's id
 }
 
 // readLines reads newline-delimited messages from in on a goroutine until
-// EOF (then the channel closes) or stop is closed. Lines longer than max
+// EOF (then the channel closes) or stop is closed. in may be a
+// *bufio.Reader readFirst has read from already. Lines longer than max
 // are skipped to their end and reported as tooLong. Blank lines are
 // skipped. The goroutine may stay blocked in in.Read after stop if in
 // never returns; for os.Stdin that ends with the process.
@@ -39,6 +41,20 @@ func readLines(in io.Reader, max int, stop <-chan struct{}) <-chan line {
 		}
 	}()
 	return out
+}
+
+// readFirst reads the first message on the caller's goroutine, skipping
+// blank lines as readLines does; nil when stdin ends first.
+func readFirst(br *bufio.Reader, max int) *line {
+	for {
+		l, err := readLine(br, max)
+		if len(bytes.TrimSpace(l.data)) > 0 || l.tooLong {
+			return &l
+		}
+		if err != nil {
+			return nil
+		}
+	}
 }
 
 // readLine returns the next line without its newline. At EOF it returns

@@ -1,7 +1,11 @@
-// Package mcprelay is `gasoline-host --mcp`: it ensures the daemon is up
-// and relays MCP JSON-RPC between stdio (one message per line) and the
-// daemon's /ws/mcp WebSocket (one message per WebSocket message). It holds
-// no policy; the daemon's dispatcher answers every call.
+// Package mcprelay is the stdio MCP server agents run: `gasoline-mcp`
+// (the slim binary their configs name) and `gasoline-host --mcp`. It
+// ensures the daemon is up and relays MCP JSON-RPC between stdio (one
+// message per line) and the daemon's /ws/mcp WebSocket (one message per
+// WebSocket message). It holds no policy; the daemon's dispatcher answers
+// every call. It answers the client's initialize itself from a cache of
+// the daemon's own answer (initialize.go), so an agent's start waits for
+// no round trip to the daemon.
 //
 // Stdout carries protocol bytes only and has one writer (the relay loop);
 // logs go to stderr. When the daemon goes away mid-session the relay
@@ -11,21 +15,56 @@
 package mcprelay
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
+	"github.com/gasoline-mcp/gasoline/internal/state"
+	"github.com/gasoline-mcp/gasoline/internal/version"
 )
 
-// Main runs `gasoline-host --mcp [--session ID.KEY] [--verbose] [--debug]`.
+// Main runs `gasoline-host --mcp [--session ID.KEY] [--verbose] [--debug]`:
+// when no daemon runs it starts this executable as `gasoline-host daemon`.
 func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("--mcp", flag.ContinueOnError)
+	return runMain(ctx, "--mcp", nil, nil, args, stdin, stdout, stderr)
+}
+
+// MainSlim runs `gasoline-mcp [--session ID.KEY] [--verbose] [--debug]`,
+// the stdio server agents' configs name: when no daemon runs it starts
+// gasoline-host from beside its own executable (launcher.Beside). Its
+// start is on the agent's clock, so it does nothing before the first
+// answer that can wait: it reads the first line on its own goroutine
+// (Config.AfterFirst) and only then watches SIGINT and SIGTERM (before
+// that they end the process, which holds nothing yet) and, when a daemon
+// has to be started, locates gasoline-host.
+func MainSlim(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopSignals := func() bool { return false }
+	defer func() { stopSignals() }()
+	afterFirst := func() {
+		sctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		context.AfterFunc(sctx, cancel)
+		stopSignals = func() bool { stop(); return true }
+	}
+	exe := func() (string, error) { return launcher.Beside(launcher.HostName) }
+	return runMain(ctx, "gasoline-mcp", exe, afterFirst, args, stdin, stdout, stderr)
+}
+
+// runMain parses the flags and runs the relay; exe names the gasoline-host
+// to start a daemon from (nil: this executable).
+func runMain(ctx context.Context, name string, exe func() (string, error), afterFirst func(),
+	args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	hint := fs.String("session", os.Getenv("GASOLINE_SESSION"), "session to resume (its pending commands and results): ID.KEY, as a relay_exiting error names it")
 	verbose := fs.Bool("verbose", os.Getenv("GASOLINE_VERBOSE") != "", "log what the relay does (connections, resumes) to stderr, not only warnings and errors")
@@ -34,10 +73,21 @@ func Main(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: StderrLevel(*verbose, *debug)}))
+	cache := ""
+	if dir, err := state.Dir(); err == nil {
+		cache = state.InitCachePath(dir)
+	}
 	return Run(ctx, Config{
-		In: stdin, Out: stdout, Logger: log, Session: *hint,
+		In: stdin, Out: stdout, Logger: log, Session: *hint, InitCache: cache, AfterFirst: afterFirst,
 		Ensure: func(ctx context.Context) (launcher.Daemon, error) {
-			return launcher.Ensure(ctx, launcher.Options{Logger: log})
+			opts := launcher.Options{Logger: log}
+			if exe != nil {
+				var err error
+				if opts.Exe, err = exe(); err != nil {
+					return launcher.Daemon{}, err
+				}
+			}
+			return launcher.Ensure(ctx, opts)
 		},
 		Known: func() (launcher.Daemon, bool) { return launcher.Known(launcher.Options{}) },
 	})
@@ -64,7 +114,24 @@ type Config struct {
 	DrainTimeout time.Duration
 	// DialTimeout bounds one WebSocket handshake. Default 10s.
 	DialTimeout time.Duration
-	Logger      *slog.Logger
+	// InitCache is the file that keeps the daemon's initialize answers
+	// (state.InitCachePath): a client's initialize is answered from it at
+	// once when it holds one of this Version for the protocolVersion asked
+	// (initialize.go). "": no cache, every initialize waits for the daemon.
+	InitCache string
+	// AfterFirst, when set, is called once the client's first line has
+	// been read and, on a cache hit, answered (or stdin ended). Until then
+	// Run starts no goroutine: when the cache holds a result of this
+	// Version it reads and answers that line on the caller's goroutine (a
+	// read ctx cannot interrupt), so a hit is on stdout before the process
+	// needs a second thread. For a caller that installs its signal
+	// handling there (MainSlim).
+	AfterFirst func()
+	// Version is this relay's; only a daemon of the same version is used
+	// without Ensure, and only its answers fill the cache. Default
+	// version.Version.
+	Version string
+	Logger  *slog.Logger
 }
 
 // MaxMessage bounds one message each way (a line on stdin, a WebSocket
@@ -86,11 +153,22 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Version == "" {
+		cfg.Version = version.Version
+	}
 	r := newRelay(cfg)
+	br := bufio.NewReaderSize(cfg.In, 64<<10)
+	if cfg.AfterFirst != nil {
+		if r.init.cache.holdsAny() {
+			if first := readFirst(br, MaxMessage); first != nil {
+				r.take(*first) // a hit is on stdout now, before anything else starts
+			}
+		}
+		cfg.AfterFirst()
+	}
 	stop := make(chan struct{})
 	defer close(stop)
-	lines := readLines(cfg.In, MaxMessage, stop)
-	return r.run(ctx, lines)
+	return r.run(ctx, readLines(br, MaxMessage, stop))
 }
 
 // StderrLevel is what --mcp writes to stderr: warnings and errors only
