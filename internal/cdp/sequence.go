@@ -23,6 +23,11 @@ type Step struct {
 	// Overlap sends the next step without waiting for this one; both are
 	// awaited before the step after them.
 	Overlap bool
+	// Background sends the step after the answer's steps, without the
+	// answer waiting for it: its result is never known (StepResult.
+	// Background), and the extension logs a failure. The tab's next
+	// command is sent after it. Background steps come last.
+	Background bool
 	// Child runs the step in that child session of the tab (an
 	// out-of-process iframe) instead of the Session's own.
 	Child string
@@ -41,11 +46,13 @@ func ResultOf[P, R any](cmd cdproto.Command[P, R], r StepResult) (R, error) {
 }
 
 // StepResult is what one step answered: its result, its error, or neither
-// when it was skipped (an earlier step failed).
+// when it was skipped (an earlier step failed) or ran in the background
+// (Step.Background: sent after the answer).
 type StepResult struct {
-	Result  json.RawMessage
-	Err     *protocol.Error
-	Skipped bool
+	Result     json.RawMessage
+	Err        *protocol.Error
+	Skipped    bool
+	Background bool
 }
 
 // Decode decodes a step's result into v; a step that failed returns its
@@ -56,6 +63,8 @@ func (r StepResult) Decode(method string, v any) error {
 		return r.Err
 	case r.Skipped:
 		return fmt.Errorf("cdp: %s was skipped: an earlier step failed", method)
+	case r.Background:
+		return fmt.Errorf("cdp: %s was sent in the background: its result is not known", method)
 	case v == nil || len(r.Result) == 0:
 		return nil
 	}
@@ -72,6 +81,7 @@ type seqStep struct {
 	Always          bool            `json:"always,omitempty"`
 	StopOnException bool            `json:"stop_on_exception,omitempty"`
 	Overlap         bool            `json:"overlap,omitempty"`
+	Background      bool            `json:"background,omitempty"`
 }
 
 type seqParams struct {
@@ -81,9 +91,10 @@ type seqParams struct {
 
 type seqReply struct {
 	Results []struct {
-		Result  json.RawMessage `json:"result"`
-		Error   *protocol.Error `json:"error"`
-		Skipped bool            `json:"skipped"`
+		Result     json.RawMessage `json:"result"`
+		Error      *protocol.Error `json:"error"`
+		Skipped    bool            `json:"skipped"`
+		Background bool            `json:"background"`
 	} `json:"results"`
 }
 
@@ -95,6 +106,9 @@ type seqReply struct {
 func (s *Session) Sequence(ctx context.Context, steps ...Step) ([]StepResult, error) {
 	p := seqParams{TabID: s.tabID, Steps: make([]seqStep, len(steps))}
 	for i, st := range steps {
+		if !st.Background && i > 0 && steps[i-1].Background {
+			return nil, fmt.Errorf("cdp: %s follows a background step; background steps come last", st.Method)
+		}
 		raw := json.RawMessage(`{}`)
 		if st.Params != nil {
 			b, err := jsonv2.Marshal(st.Params)
@@ -108,7 +122,7 @@ func (s *Session) Sequence(ctx context.Context, steps ...Step) ([]StepResult, er
 			sid = st.Child
 		}
 		p.Steps[i] = seqStep{Method: st.Method, Params: raw, SessionID: sid, Always: st.Always,
-			StopOnException: st.StopOnException, Overlap: st.Overlap}
+			StopOnException: st.StopOnException, Overlap: st.Overlap, Background: st.Background}
 	}
 	res, err := s.caller.Call(ctx, "cdp.sequence", p)
 	if err != nil {
@@ -123,7 +137,7 @@ func (s *Session) Sequence(ctx context.Context, steps ...Step) ([]StepResult, er
 	}
 	out := make([]StepResult, len(steps))
 	for i, x := range r.Results {
-		out[i] = StepResult{Result: x.Result, Err: x.Error, Skipped: x.Skipped}
+		out[i] = StepResult{Result: x.Result, Err: x.Error, Skipped: x.Skipped, Background: x.Background}
 	}
 	return out, nil
 }

@@ -53,3 +53,20 @@ func TestSequenceIsOneRequest(t *testing.T) {
 	_, err = s.Sequence(t.Context(), Step{Method: "Page.enable"})
 	require.ErrorContains(t, err, "0 results for 1 steps")
 }
+
+func TestSequenceBackgroundSteps(t *testing.T) {
+	fc := &seqCaller{reply: `{"results":[{"result":{}},{"background":true}]}`}
+	s := NewRouter().Session(fc, 7)
+	got, err := s.Sequence(t.Context(), Step{Method: "Page.enable"}, Step{Method: page.StopScreencast.Method, Always: true, Background: true})
+	require.NoError(t, err)
+	require.True(t, fc.params.Steps[1].Background)
+	require.False(t, fc.params.Steps[0].Background)
+	raw, err := json.Marshal(fc.params.Steps[1])
+	require.NoError(t, err)
+	require.JSONEq(t, `{"method":"Page.stopScreencast","params":{},"always":true,"background":true}`, string(raw))
+	require.True(t, got[1].Background)
+	require.ErrorContains(t, got[1].Decode(page.StopScreencast.Method, nil), "background")
+
+	_, err = s.Sequence(t.Context(), Step{Method: page.StopScreencast.Method, Background: true}, Step{Method: "Page.enable"})
+	require.ErrorContains(t, err, "background steps come last")
+}
