@@ -318,6 +318,13 @@ test('event shapes', () => {
     session_id: 'S',
   });
   assert.equal(cdpEvent({ targetId: 'T' }, 'X.y', {}), null);
+  assert.equal(
+    cdpEvent({ tabId: 5 }, 'Page.screencastVisibilityChanged', {
+      visible: true,
+    }),
+    null,
+    "a screenshot hold's visibility changes stay in the extension",
+  );
   assert.deepEqual(cdpDetached({ tabId: 5 }, 'canceled_by_user'), {
     tab_id: 5,
     reason: 'canceled_by_user',

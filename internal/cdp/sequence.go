@@ -129,7 +129,7 @@ func (s *Session) Sequence(ctx context.Context, steps ...Step) ([]StepResult, er
 		return nil, err
 	}
 	var r seqReply
-	if err := json.Unmarshal(res, &r); err != nil {
+	if err := jsonv2.Unmarshal(res, &r, jsonv2.AllowInvalidUTF8(true)); err != nil { // as extlink decodes the envelope
 		return nil, fmt.Errorf("cdp: decoding a cdp.sequence reply: %w", err)
 	}
 	if len(r.Results) != len(steps) {

@@ -70,3 +70,12 @@ func TestSequenceBackgroundSteps(t *testing.T) {
 	_, err = s.Sequence(t.Context(), Step{Method: page.StopScreencast.Method, Background: true}, Step{Method: "Page.enable"})
 	require.ErrorContains(t, err, "background steps come last")
 }
+
+// A page's text that is not UTF-8 (a lone surrogate) does not fail the
+// whole sequence: the step's own result carries it.
+func TestSequenceReplyWithTextThatIsNotUTF8(t *testing.T) {
+	fc := &seqCaller{reply: `{"results":[{"result":{"result":{"type":"string","value":"\ud83d cut"}}}]}`}
+	got, err := NewRouter().Session(fc, 7).Sequence(t.Context(), Step{Method: runtime.Evaluate.Method})
+	require.NoError(t, err)
+	require.Contains(t, string(got[0].Result), `\ud83d cut`)
+}
