@@ -19,6 +19,7 @@ import {
 } from './inflight.js';
 import * as need from './params.js';
 import { navigationRefused } from './restricted.js';
+import { Texts } from './texts.js';
 
 export class CdpMethods {
   /**
@@ -40,6 +41,7 @@ export class CdpMethods {
     this.log = opts.log ?? (() => {});
     this.inflight = new InFlight({ timers: opts.timers });
     this.issuing = new Map(); // tabId -> Promise: its background steps sent
+    this.texts = new Texts();
   }
 
   /** name -> handler, for the relay's method table. */
@@ -58,7 +60,9 @@ export class CdpMethods {
    * as cdp.send would). A step with overlap is sent together with the next
    * one, and both are awaited before the step after. A step that fails, or
    * with stop_on_exception answers exceptionDetails, ends the run: later
-   * steps are skipped, but those marked always (clean-up) still run. The
+   * steps are skipped, but those marked always (clean-up) still run. A
+   * Runtime.evaluate step may name its expression by expression_text, a
+   * text this request's texts carries or an earlier one did (texts.js). The
    * steps marked background, all at the end, are sent in order once the
    * others are answered, and the answer does not wait for them (their
    * results read {background: true}); the tab's next command is not sent
@@ -68,7 +72,8 @@ export class CdpMethods {
    */
   async sequence(p) {
     const tabId = need.tabId(p);
-    const steps = need.steps(p);
+    await this.texts.keep(p.texts);
+    const steps = need.steps(p).map((s) => this.texts.resolve(s, p.texts));
     const timeoutMs = need.integer(p, 'timeout_ms', {
       optional: true,
       min: 1,

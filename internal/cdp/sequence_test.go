@@ -2,7 +2,11 @@ package cdp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"maps"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/page"
@@ -78,4 +82,72 @@ func TestSequenceReplyWithTextThatIsNotUTF8(t *testing.T) {
 	got, err := NewRouter().Session(fc, 7).Sequence(t.Context(), Step{Method: runtime.Evaluate.Method})
 	require.NoError(t, err)
 	require.Contains(t, string(got[0].Result), `\ud83d cut`)
+}
+
+// textCaller answers like an extension that keeps the texts it was sent.
+type textCaller struct {
+	kept  map[string]string
+	calls []seqParams
+}
+
+func (f *textCaller) Call(_ context.Context, _ string, params any) (json.RawMessage, error) {
+	p := params.(seqParams)
+	f.calls = append(f.calls, p)
+	maps.Copy(f.kept, p.Texts)
+	var out []string
+	for _, st := range p.Steps {
+		if st.ExpressionText == "" {
+			out = append(out, `{"result":{}}`)
+			continue
+		}
+		text, ok := f.kept[st.ExpressionText]
+		if !ok {
+			return nil, &protocol.Error{Code: protocol.CodeUnknownText, Message: "not kept", Retryable: true}
+		}
+		v, _ := json.Marshal(text)
+		out = append(out, `{"result":{"result":{"type":"string","value":`+string(v)+`}}}`)
+	}
+	return json.RawMessage(`{"results":[` + strings.Join(out, ",") + `]}`), nil
+}
+
+func TestSequenceNamesLongExpressionsByTheirHash(t *testing.T) {
+	fc := &textCaller{kept: map[string]string{}}
+	s := NewRouter().Session(fc, 7)
+	long := "(() => 'mask')() // " + strings.Repeat("x", keepAbove)
+	sum := sha256.Sum256([]byte(long))
+	key := hex.EncodeToString(sum[:])
+	steps := []Step{
+		{Method: runtime.Evaluate.Method, Params: runtime.EvaluateParams{Expression: long}},
+		{Method: runtime.Evaluate.Method, Params: runtime.EvaluateParams{Expression: "1+1"}},
+	}
+	got, err := s.Sequence(t.Context(), steps...)
+	require.NoError(t, err)
+	ev, err := ResultOf(runtime.Evaluate, got[0])
+	require.NoError(t, err)
+	require.JSONEq(t, string(must(json.Marshal(long))), string(ev.Result.Value))
+	require.Len(t, fc.calls, 2, "not kept: sent again with the text")
+	require.Empty(t, fc.calls[0].Texts)
+	require.Equal(t, map[string]string{key: long}, fc.calls[1].Texts)
+	for _, c := range fc.calls {
+		require.Equal(t, key, c.Steps[0].ExpressionText)
+		require.NotContains(t, string(c.Steps[0].Params), "mask", "the text is never in the step")
+		require.Empty(t, c.Steps[1].ExpressionText, "a short expression goes as it is")
+		require.Contains(t, string(c.Steps[1].Params), "1+1")
+	}
+
+	fc.calls = nil
+	_, err = s.Sequence(t.Context(), steps...)
+	require.NoError(t, err)
+	require.Len(t, fc.calls, 1, "kept: one request, without the text")
+	require.Empty(t, fc.calls[0].Texts)
+	raw, err := json.Marshal(fc.calls[0])
+	require.NoError(t, err)
+	require.Less(t, len(raw), 1024)
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
