@@ -64,7 +64,8 @@ export class CdpMethods {
    * Runtime.evaluate step may name its expression by expression_text, a
    * text this request's texts carries or an earlier one did (texts.js). The
    * steps marked background, all at the end, are sent in order once the
-   * others are answered, and the answer does not wait for them (their
+   * others are answered (with the last of them when it has overlap), and
+   * the answer does not wait for them (their
    * results read {background: true}); the tab's next command is not sent
    * before they are (issue), and a failure among them is logged.
    * @returns {Promise<{results: Array<object>}>} per step {result},
@@ -105,23 +106,30 @@ export class CdpMethods {
     const runs = (s) => !stopped || s.always === true;
     const first = steps.findIndex((s) => s.background === true);
     const awaited = first < 0 ? steps : steps.slice(0, first);
+    const behind = first < 0 ? [] : steps.slice(first);
+    let sent = null; // per background step: whether it was sent
+    const sendBehind = () => {
+      sent = behind.map(runs);
+      const go = behind.filter((_, k) => sent[k]);
+      if (go.length > 0) this.background(tabId, go, run);
+    };
     for (let i = 0; i < awaited.length; i++) {
       const batch = [awaited[i]];
-      if (awaited[i].overlap && i + 1 < awaited.length)
-        batch.push(awaited[++i]);
-      const done = await Promise.all(
-        batch.map((s) => (runs(s) ? run(s) : null)),
-      );
-      for (const d of done) {
+      const together = awaited[i].overlap && i + 1 < awaited.length;
+      if (together) batch.push(awaited[++i]);
+      const running = batch.map((s) => (runs(s) ? run(s) : null));
+      // The last awaited step with overlap: the background steps go with
+      // it, and the answer still waits for it alone.
+      if (!together && awaited[i].overlap && behind.length > 0) sendBehind();
+      for (const d of await Promise.all(running)) {
         results.push(d ? d.out : { skipped: true });
         if (d?.failed) stopped = true;
       }
     }
-    const later = first < 0 ? [] : steps.slice(first).filter(runs);
-    for (const s of first < 0 ? [] : steps.slice(first)) {
-      results.push(runs(s) ? { background: true } : { skipped: true });
-    }
-    if (later.length > 0) this.background(tabId, later, run);
+    if (sent === null) sendBehind();
+    behind.forEach((_, k) => {
+      results.push(sent[k] ? { background: true } : { skipped: true });
+    });
     return { results };
   }
 

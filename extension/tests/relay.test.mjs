@@ -582,3 +582,46 @@ test('cdp.sequence refuses a background step before an awaited one', async () =>
   );
   assert.equal(count(c.calls, 'send'), 0);
 });
+
+test('background steps go with the last awaited step when it has overlap', async () => {
+  const { c, relay } = setup();
+  let answer;
+  const check = new Promise((r) => (answer = r));
+  c.sendHooks.push((t, m, p) => {
+    if (m === 'Runtime.evaluate' && p.expression === 'held') return check;
+    if (m === 'Page.stopScreencast') return {};
+    return undefined;
+  });
+  let done = false;
+  const r = relay
+    .handle('cdp.sequence', {
+      tab_id: 5,
+      steps: [
+        {
+          method: 'Runtime.evaluate',
+          params: { expression: 'held' },
+          always: true,
+          overlap: true,
+        },
+        { method: 'Page.stopScreencast', always: true, background: true },
+      ],
+    })
+    .then((x) => {
+      done = true;
+      return x;
+    });
+  const sends = () => c.calls.filter((x) => x[0] === 'send').map((x) => x[2]);
+  for (let i = 0; i < 20 && !sends().includes('Page.stopScreencast'); i++) {
+    await new Promise((res) => setImmediate(res));
+  }
+  assert.deepEqual(sends().slice(-2), [
+    'Runtime.evaluate',
+    'Page.stopScreencast',
+  ]);
+  assert.equal(done, false, 'the answer waits for the check');
+  answer({ result: { value: 'ok' } });
+  assert.deepEqual((await r).results, [
+    { result: { result: { value: 'ok' } } },
+    { background: true },
+  ]);
+});

@@ -211,13 +211,13 @@ func (o *Observer) masked(ctx context.Context, s *cdp.Session, c *mcpserver.Call
 		cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.on), StopOnException: true, Overlap: true},
 		cdp.NewStep(page.StartScreencast, holdParams),
 		step,
-		held("", len(inside) > 0))
+		held("", true))
 	for _, f := range inside {
 		steps = append(steps, held(f.session, false))
 	}
-	// The release goes in the background: the answer leaves once the
-	// checks are in, and the tab's next command still comes after it
-	// (PROTOCOL.md cdp.sequence).
+	// The release goes in the background, with the last check when it
+	// overlaps: the answer leaves once the checks are in, and the tab's
+	// next command still comes after it (PROTOCOL.md cdp.sequence).
 	steps = append(steps, cdp.Step{Method: page.StopScreencast.Method, Always: true, Background: true})
 	if len(inside) > 0 {
 		steps = append(steps, cdp.Step{Method: runtime.ReleaseObjectGroup.Method, Params: runtime.ReleaseObjectGroupParams{ObjectGroup: maskGroup}, Always: true, Background: true})
