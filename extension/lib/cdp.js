@@ -6,7 +6,6 @@
 import {
   ProtocolError,
   asProtocolError,
-  badRequest,
   canceledByUser,
   mapChromeError,
   restrictedPage,
@@ -20,6 +19,7 @@ import {
 } from './inflight.js';
 import * as need from './params.js';
 import { navigationRefused } from './restricted.js';
+import { Texts } from './texts.js';
 
 export class CdpMethods {
   /**
@@ -40,6 +40,8 @@ export class CdpMethods {
     this.watch = opts.watch;
     this.log = opts.log ?? (() => {});
     this.inflight = new InFlight({ timers: opts.timers });
+    this.issuing = new Map(); // tabId -> Promise: its background steps sent
+    this.texts = new Texts();
   }
 
   /** name -> handler, for the relay's method table. */
@@ -58,41 +60,38 @@ export class CdpMethods {
    * as cdp.send would). A step with overlap is sent together with the next
    * one, and both are awaited before the step after. A step that fails, or
    * with stop_on_exception answers exceptionDetails, ends the run: later
-   * steps are skipped, but those marked always (clean-up) still run.
+   * steps are skipped, but those marked always (clean-up) still run. A
+   * Runtime.evaluate step may name its expression by expression_text, a
+   * text this request's texts carries or an earlier one did (texts.js). The
+   * steps marked background, all at the end, are sent in order once the
+   * others are answered (with the last of them when it has overlap), and
+   * the answer does not wait for them (their
+   * results read {background: true}); the tab's next command is not sent
+   * before they are (issue), and a failure among them is logged.
    * @returns {Promise<{results: Array<object>}>} per step {result},
-   *   {error} or {skipped: true}
+   *   {error}, {skipped: true} or {background: true}
    */
   async sequence(p) {
     const tabId = need.tabId(p);
-    const steps = p.steps;
-    if (!Array.isArray(steps) || steps.length === 0 || steps.length > 16) {
-      throw badRequest('steps must be a list of 1 to 16 CDP commands');
-    }
+    await this.texts.keep(p.texts);
+    const steps = need.steps(p).map((s) => this.texts.resolve(s, p.texts));
     const timeoutMs = need.integer(p, 'timeout_ms', {
       optional: true,
       min: 1,
       max: SEND_TIMEOUT_MAX_MS,
     });
-    for (const s of steps) {
-      if (s === null || typeof s !== 'object') {
-        throw badRequest('each step must be an object');
-      }
-      need.string(s, 'method');
-      need.object(s, 'params');
-      need.string(s, 'session_id', { optional: true });
-      for (const flag of ['always', 'stop_on_exception', 'overlap']) {
-        need.boolean(s, flag, false);
-      }
-    }
-    const run = async (s) => {
+    const run = async (s, opts) => {
       try {
-        const result = await this.send({
-          tab_id: tabId,
-          method: s.method,
-          params: s.params ?? {},
-          session_id: s.session_id,
-          timeout_ms: timeoutMs,
-        });
+        const result = await this.send(
+          {
+            tab_id: tabId,
+            method: s.method,
+            params: s.params ?? {},
+            session_id: s.session_id,
+            timeout_ms: timeoutMs,
+          },
+          opts,
+        );
         const threw = s.stop_on_exception && !!result.exceptionDetails;
         return { out: { result }, failed: threw };
       } catch (err) {
@@ -105,21 +104,74 @@ export class CdpMethods {
     const results = [];
     let stopped = false;
     const runs = (s) => !stopped || s.always === true;
-    for (let i = 0; i < steps.length; i++) {
-      const batch = [steps[i]];
-      if (steps[i].overlap && i + 1 < steps.length) batch.push(steps[++i]);
-      const done = await Promise.all(
-        batch.map((s) => (runs(s) ? run(s) : null)),
-      );
-      for (const d of done) {
+    const first = steps.findIndex((s) => s.background === true);
+    const awaited = first < 0 ? steps : steps.slice(0, first);
+    const behind = first < 0 ? [] : steps.slice(first);
+    let sent = null; // per background step: whether it was sent
+    const sendBehind = () => {
+      sent = behind.map(runs);
+      const go = behind.filter((_, k) => sent[k]);
+      if (go.length > 0) this.background(tabId, go, run);
+    };
+    for (let i = 0; i < awaited.length; i++) {
+      const batch = [awaited[i]];
+      const together = awaited[i].overlap && i + 1 < awaited.length;
+      if (together) batch.push(awaited[++i]);
+      const running = batch.map((s) => (runs(s) ? run(s) : null));
+      // The last awaited step with overlap: the background steps go with
+      // it, and the answer still waits for it alone.
+      if (!together && awaited[i].overlap && behind.length > 0) sendBehind();
+      for (const d of await Promise.all(running)) {
         results.push(d ? d.out : { skipped: true });
         if (d?.failed) stopped = true;
       }
     }
+    if (sent === null) sendBehind();
+    behind.forEach((_, k) => {
+      results.push(sent[k] ? { background: true } : { skipped: true });
+    });
     return { results };
   }
 
-  async send(p) {
+  /**
+   * Sends steps after the answer of their sequence, one by one in order
+   * (each once the one before is sent), and holds the tab's next commands
+   * until the last is sent: chrome.debugger keeps a tab's commands in the
+   * order they are sent, so none can overtake them. Their answers are not
+   * awaited by anything (a hung one holds nothing); failures are logged.
+   */
+  background(tabId, steps, run) {
+    const before = this.issuing.get(tabId);
+    const issued = (async () => {
+      if (before) await before;
+      for (const s of steps) {
+        let sent;
+        const out = new Promise((resolve) => (sent = resolve));
+        run(s, { onIssued: sent, ungated: true }).then((d) => {
+          sent(); // refused before it was sent
+          if (d.failed) {
+            const e = d.out.error ?? { message: 'exceptionDetails' };
+            this.log(
+              `background ${s.method} on tab ${tabId} failed: ${e.code ?? ''} ${e.message}`,
+            );
+          }
+        });
+        await out;
+      }
+    })();
+    this.issuing.set(tabId, issued);
+    issued.then(() => {
+      if (this.issuing.get(tabId) === issued) this.issuing.delete(tabId);
+    });
+  }
+
+  /**
+   * @param {object} p the cdp.send params
+   * @param {{onIssued?: () => void, ungated?: boolean}} [opts] internal:
+   *   called once chrome.debugger has the command; not held behind the
+   *   tab's background steps (they are those steps)
+   */
+  async send(p, opts = {}) {
     const tabId = need.tabId(p);
     const method = need.string(p, 'method');
     const params = need.object(p, 'params');
@@ -130,6 +182,8 @@ export class CdpMethods {
         min: 1,
         max: SEND_TIMEOUT_MAX_MS,
       }) ?? SEND_TIMEOUT_DEFAULT_MS;
+    const pending = opts.ungated ? undefined : this.issuing.get(tabId);
+    if (pending) await pending;
     this.inflight.check(tabId, sessionId, method);
     if (method === 'Page.navigate') {
       const why = navigationRefused(params.url);
@@ -143,6 +197,7 @@ export class CdpMethods {
     try {
       await att.ensure(tabId);
       const sent = this.dbg.sendCommand(target, method, params);
+      opts.onIssued?.();
       const result = await this.inflight.run(
         tabId,
         sessionId,

@@ -76,3 +76,31 @@ export function oneOf(params, name, choices) {
   }
   return v;
 }
+
+const STEP_FLAGS = ['always', 'stop_on_exception', 'overlap', 'background'];
+
+/**
+ * cdp.sequence's steps: 1 to 16 CDP commands, each {method, params?,
+ * session_id?} and its flags; the background steps, if any, come last.
+ */
+export function steps(params) {
+  const v = params.steps;
+  if (!Array.isArray(v) || v.length === 0 || v.length > 16) {
+    throw badRequest('steps must be a list of 1 to 16 CDP commands');
+  }
+  let background = false;
+  for (const s of v) {
+    if (!isObject(s)) throw badRequest('each step must be an object');
+    string(s, 'method');
+    object(s, 'params');
+    string(s, 'session_id', { optional: true });
+    for (const flag of STEP_FLAGS) boolean(s, flag, false);
+    if (background && s.background !== true) {
+      throw badRequest(
+        'background steps must come last (after every other step)',
+      );
+    }
+    background = s.background === true;
+  }
+  return v;
+}

@@ -318,6 +318,13 @@ test('event shapes', () => {
     session_id: 'S',
   });
   assert.equal(cdpEvent({ targetId: 'T' }, 'X.y', {}), null);
+  assert.equal(
+    cdpEvent({ tabId: 5 }, 'Page.screencastVisibilityChanged', {
+      visible: true,
+    }),
+    null,
+    "a screenshot hold's visibility changes stay in the extension",
+  );
   assert.deepEqual(cdpDetached({ tabId: 5 }, 'canceled_by_user'), {
     tab_id: 5,
     reason: 'canceled_by_user',
@@ -451,4 +458,170 @@ test('cdp.sequence sends an overlap step with the next one', async () => {
     ['result', 'result', 'result'],
   );
   assert.equal(r.results[2].result.result.value, 'after');
+});
+
+test('cdp.sequence answers without waiting for its background steps', async () => {
+  const { c, relay, log } = setup();
+  let release;
+  const stop = new Promise((r) => (release = r));
+  c.sendHooks.push((t, m) => {
+    if (m === 'Page.stopScreencast') return stop;
+    if (m === 'Runtime.releaseObjectGroup') throw new Error('no such group');
+    return undefined;
+  });
+  const r = await relay.handle('cdp.sequence', {
+    tab_id: 5,
+    steps: [
+      { method: 'Runtime.evaluate', params: { expression: 'held' } },
+      { method: 'Page.stopScreencast', always: true, background: true },
+      { method: 'Runtime.releaseObjectGroup', background: true },
+    ],
+  });
+  assert.deepEqual(r.results, [
+    { result: { result: { value: 'held' } } },
+    { background: true },
+    { background: true },
+  ]);
+  const sends = () => c.calls.filter((x) => x[0] === 'send').map((x) => x[2]);
+  assert.ok(sends().includes('Page.stopScreencast'), 'sent, not answered');
+  release({});
+  for (let i = 0; i < 20 && !log.lines.some((l) => /background/.test(l)); i++) {
+    await new Promise((res) => setImmediate(res));
+  }
+  assert.ok(
+    log.lines.some((l) =>
+      /background Runtime.releaseObjectGroup on tab 5 failed/.test(l),
+    ),
+    log.lines.join('\n'),
+  );
+});
+
+test("the tab's next command waits until the background steps are sent", async () => {
+  const { c, relay } = setup();
+  // Chrome detaches the tab during the check: the background steps must
+  // attach again before they are sent, which leaves a window in which a
+  // command arriving meanwhile would overtake the second one.
+  c.sendHooks.push((t, m, p) => {
+    if (m === 'Runtime.evaluate' && p.expression === 'held') {
+      c.detach(5, 'target_closed');
+      return { result: { value: 'ok' } };
+    }
+    if (m === 'Page.stopScreencast' || m === 'Runtime.releaseObjectGroup') {
+      return {};
+    }
+    return undefined;
+  });
+  const r = await relay.handle('cdp.sequence', {
+    tab_id: 5,
+    steps: [
+      { method: 'Runtime.evaluate', params: { expression: 'held' } },
+      { method: 'Page.stopScreencast', always: true, background: true },
+      { method: 'Runtime.releaseObjectGroup', always: true, background: true },
+    ],
+  });
+  assert.deepEqual(r.results.slice(1), [
+    { background: true },
+    { background: true },
+  ]);
+  await relay.handle('cdp.send', evaluate(5, 'next'));
+  const sends = c.calls.filter((x) => x[0] === 'send').map((x) => x[2]);
+  assert.deepEqual(sends.slice(-3), [
+    'Page.stopScreencast',
+    'Runtime.releaseObjectGroup',
+    'Runtime.evaluate',
+  ]);
+});
+
+test('cdp.sequence skips background steps after a failure unless always', async () => {
+  const { c, relay } = setup();
+  c.sendHooks.push((t, m) => (m === 'Page.stopScreencast' ? {} : undefined));
+  const r = await relay.handle('cdp.sequence', {
+    tab_id: 5,
+    steps: [
+      { method: 'Foo.bar' },
+      {
+        method: 'Runtime.evaluate',
+        params: { expression: 'x' },
+        background: true,
+      },
+      { method: 'Page.stopScreencast', always: true, background: true },
+    ],
+  });
+  assert.equal(r.results[0].error.code, 'cdp_error');
+  assert.deepEqual(r.results.slice(1), [
+    { skipped: true },
+    { background: true },
+  ]);
+  await relay.handle('cdp.send', evaluate(5, 'next'));
+  const sends = c.calls.filter((x) => x[0] === 'send').map((x) => x[2]);
+  assert.deepEqual(sends.slice(-3), [
+    'Foo.bar',
+    'Page.stopScreencast',
+    'Runtime.evaluate',
+  ]);
+});
+
+test('cdp.sequence refuses a background step before an awaited one', async () => {
+  const { c, relay } = setup();
+  await assert.rejects(
+    relay.handle('cdp.sequence', {
+      tab_id: 5,
+      steps: [
+        { method: 'Page.stopScreencast', background: true },
+        { method: 'Runtime.evaluate', params: { expression: 'x' } },
+      ],
+    }),
+    { code: 'bad_request', message: /background steps must come last/ },
+  );
+  await assert.rejects(
+    relay.handle('cdp.sequence', {
+      tab_id: 5,
+      steps: [{ method: 'Page.enable', background: 'yes' }],
+    }),
+    { code: 'bad_request' },
+  );
+  assert.equal(count(c.calls, 'send'), 0);
+});
+
+test('background steps go with the last awaited step when it has overlap', async () => {
+  const { c, relay } = setup();
+  let answer;
+  const check = new Promise((r) => (answer = r));
+  c.sendHooks.push((t, m, p) => {
+    if (m === 'Runtime.evaluate' && p.expression === 'held') return check;
+    if (m === 'Page.stopScreencast') return {};
+    return undefined;
+  });
+  let done = false;
+  const r = relay
+    .handle('cdp.sequence', {
+      tab_id: 5,
+      steps: [
+        {
+          method: 'Runtime.evaluate',
+          params: { expression: 'held' },
+          always: true,
+          overlap: true,
+        },
+        { method: 'Page.stopScreencast', always: true, background: true },
+      ],
+    })
+    .then((x) => {
+      done = true;
+      return x;
+    });
+  const sends = () => c.calls.filter((x) => x[0] === 'send').map((x) => x[2]);
+  for (let i = 0; i < 20 && !sends().includes('Page.stopScreencast'); i++) {
+    await new Promise((res) => setImmediate(res));
+  }
+  assert.deepEqual(sends().slice(-2), [
+    'Runtime.evaluate',
+    'Page.stopScreencast',
+  ]);
+  assert.equal(done, false, 'the answer waits for the check');
+  answer({ result: { value: 'ok' } });
+  assert.deepEqual((await r).results, [
+    { result: { result: { value: 'ok' } } },
+    { background: true },
+  ]);
 });

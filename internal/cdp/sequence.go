@@ -2,11 +2,15 @@ package cdp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
 )
@@ -23,6 +27,11 @@ type Step struct {
 	// Overlap sends the next step without waiting for this one; both are
 	// awaited before the step after them.
 	Overlap bool
+	// Background sends the step after the answer's steps, without the
+	// answer waiting for it: its result is never known (StepResult.
+	// Background), and the extension logs a failure. The tab's next
+	// command is sent after it. Background steps come last.
+	Background bool
 	// Child runs the step in that child session of the tab (an
 	// out-of-process iframe) instead of the Session's own.
 	Child string
@@ -41,11 +50,13 @@ func ResultOf[P, R any](cmd cdproto.Command[P, R], r StepResult) (R, error) {
 }
 
 // StepResult is what one step answered: its result, its error, or neither
-// when it was skipped (an earlier step failed).
+// when it was skipped (an earlier step failed) or ran in the background
+// (Step.Background: sent after the answer).
 type StepResult struct {
-	Result  json.RawMessage
-	Err     *protocol.Error
-	Skipped bool
+	Result     json.RawMessage
+	Err        *protocol.Error
+	Skipped    bool
+	Background bool
 }
 
 // Decode decodes a step's result into v; a step that failed returns its
@@ -56,6 +67,8 @@ func (r StepResult) Decode(method string, v any) error {
 		return r.Err
 	case r.Skipped:
 		return fmt.Errorf("cdp: %s was skipped: an earlier step failed", method)
+	case r.Background:
+		return fmt.Errorf("cdp: %s was sent in the background: its result is not known", method)
 	case v == nil || len(r.Result) == 0:
 		return nil
 	}
@@ -72,18 +85,22 @@ type seqStep struct {
 	Always          bool            `json:"always,omitempty"`
 	StopOnException bool            `json:"stop_on_exception,omitempty"`
 	Overlap         bool            `json:"overlap,omitempty"`
+	Background      bool            `json:"background,omitempty"`
+	ExpressionText  string          `json:"expression_text,omitempty"`
 }
 
 type seqParams struct {
-	TabID int       `json:"tab_id"`
-	Steps []seqStep `json:"steps"`
+	TabID int               `json:"tab_id"`
+	Steps []seqStep         `json:"steps"`
+	Texts map[string]string `json:"texts,omitempty"`
 }
 
 type seqReply struct {
 	Results []struct {
-		Result  json.RawMessage `json:"result"`
-		Error   *protocol.Error `json:"error"`
-		Skipped bool            `json:"skipped"`
+		Result     json.RawMessage `json:"result"`
+		Error      *protocol.Error `json:"error"`
+		Skipped    bool            `json:"skipped"`
+		Background bool            `json:"background"`
 	} `json:"results"`
 }
 
@@ -91,15 +108,53 @@ type seqReply struct {
 // over the extension link (PROTOCOL.md cdp.sequence), instead of one round
 // trip each. A failing step ends the run (Always steps still run). The
 // error is for the link or the request; each step's own outcome is in its
-// StepResult.
+// StepResult. A Runtime.evaluate of a long expression names it by its
+// SHA-256 (the extension keeps the texts it was sent), so the request
+// stays within one read of Chrome's native-messaging pipe; when the
+// extension does not keep it, the request goes again with the text.
 func (s *Session) Sequence(ctx context.Context, steps ...Step) ([]StepResult, error) {
-	p := seqParams{TabID: s.tabID, Steps: make([]seqStep, len(steps))}
+	p, texts, err := s.sequenceParams(steps)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.caller.Call(ctx, "cdp.sequence", p)
+	if perr, ok := errors.AsType[*protocol.Error](err); ok && perr.Code == protocol.CodeUnknownText && len(texts) > 0 {
+		p.Texts = texts
+		res, err = s.caller.Call(ctx, "cdp.sequence", p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodeSequence(res, len(steps))
+}
+
+// keepAbove is the expression length from which a step names its text.
+const keepAbove = 1024
+
+// sequenceParams encodes steps, each long expression named by its
+// SHA-256; texts holds those expressions by key.
+func (s *Session) sequenceParams(steps []Step) (p seqParams, texts map[string]string, err error) {
+	p = seqParams{TabID: s.tabID, Steps: make([]seqStep, len(steps))}
 	for i, st := range steps {
+		if !st.Background && i > 0 && steps[i-1].Background {
+			return p, nil, fmt.Errorf("cdp: %s follows a background step; background steps come last", st.Method)
+		}
+		params, key := st.Params, ""
+		if ev, ok := params.(runtime.EvaluateParams); ok && len(ev.Expression) >= keepAbove {
+			sum := sha256.Sum256([]byte(ev.Expression))
+			key = hex.EncodeToString(sum[:])
+			if texts == nil {
+				texts = map[string]string{}
+			}
+			texts[key] = ev.Expression
+			ev.Expression = ""
+			params = ev
+		}
 		raw := json.RawMessage(`{}`)
-		if st.Params != nil {
-			b, err := jsonv2.Marshal(st.Params)
+		if params != nil {
+			b, err := jsonv2.Marshal(params)
 			if err != nil {
-				return nil, fmt.Errorf("cdp: encoding %s params: %w", st.Method, err)
+				return p, nil, fmt.Errorf("cdp: encoding %s params: %w", st.Method, err)
 			}
 			raw = b
 		}
@@ -108,22 +163,23 @@ func (s *Session) Sequence(ctx context.Context, steps ...Step) ([]StepResult, er
 			sid = st.Child
 		}
 		p.Steps[i] = seqStep{Method: st.Method, Params: raw, SessionID: sid, Always: st.Always,
-			StopOnException: st.StopOnException, Overlap: st.Overlap}
+			StopOnException: st.StopOnException, Overlap: st.Overlap, Background: st.Background, ExpressionText: key}
 	}
-	res, err := s.caller.Call(ctx, "cdp.sequence", p)
-	if err != nil {
-		return nil, err
-	}
+	return p, texts, nil
+}
+
+// decodeSequence decodes a cdp.sequence reply of n steps.
+func decodeSequence(res json.RawMessage, n int) ([]StepResult, error) {
 	var r seqReply
-	if err := json.Unmarshal(res, &r); err != nil {
+	if err := jsonv2.Unmarshal(res, &r, jsonv2.AllowInvalidUTF8(true)); err != nil { // as extlink decodes the envelope
 		return nil, fmt.Errorf("cdp: decoding a cdp.sequence reply: %w", err)
 	}
-	if len(r.Results) != len(steps) {
-		return nil, fmt.Errorf("cdp: cdp.sequence answered %d results for %d steps", len(r.Results), len(steps))
+	if len(r.Results) != n {
+		return nil, fmt.Errorf("cdp: cdp.sequence answered %d results for %d steps", len(r.Results), n)
 	}
-	out := make([]StepResult, len(steps))
+	out := make([]StepResult, n)
 	for i, x := range r.Results {
-		out[i] = StepResult{Result: x.Result, Err: x.Error, Skipped: x.Skipped}
+		out[i] = StepResult{Result: x.Result, Err: x.Error, Skipped: x.Skipped, Background: x.Background}
 	}
 	return out, nil
 }

@@ -48,6 +48,8 @@ func TestE2ERelayRecovery(t *testing.T) {
 	t.Run("extension restarted", func(t *testing.T) {
 		tab := a.newTab(r.url("pages/relay/console.html"))
 		a.until("logs", nil, 15*time.Second, func(x answer) bool { return hasText(x, "relay:console-done") })
+		shot := map[string]any{"what": "screenshot", "tab_id": tab}
+		a.ok("observe", shot) // the worker keeps the mask's scripts (cdp.sequence texts)
 		old := r.Server.Extensions().Current()
 		restartExtension(t, devtools)
 		eventually(t, 30*time.Second, "the restarted extension connected", func() bool {
@@ -61,6 +63,8 @@ func TestE2ERelayRecovery(t *testing.T) {
 		logs := a.until("logs", nil, 15*time.Second, func(x answer) bool { return len(list(x, "entries")) >= 16 })
 		require.Len(t, list(logs, "entries"), 16, logs.Text)
 		require.Equal(t, float64(tab), a.observe("page", nil).Data["tab_id"])
+		// The new worker keeps no text: the daemon sends the mask's again.
+		require.Equal(t, true, a.ok("observe", shot).Data["masked"])
 	})
 
 	t.Run("host killed", func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -210,4 +211,21 @@ func TestWelcomeBeforeAnythingOnReadySends(t *testing.T) {
 	require.Nil(t, m.Error)
 	next := recv(t, ext)
 	require.Equal(t, "tabs.grouped", next.Method)
+}
+
+// A page can hand back text that is not UTF-8 (half of a surrogate pair
+// cut by a substring): the reply still reaches the caller, as it did when
+// the link decoded with encoding/json.
+func TestReplyWithTextThatIsNotUTF8(t *testing.T) {
+	l, ext, _ := serve(t, Options{})
+	helloReady(t, l, ext)
+	for _, result := range []string{`{"value":"\ud83d cut"}`, "{\"value\":\"\xff\"}"} {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second) // a dropped reply never comes
+		res := make(chan json.RawMessage, 1)
+		go func() { r, _ := l.Call(ctx, "cdp.send", nil); res <- r }()
+		req := recv(t, ext)
+		require.NoError(t, ext.Write(t.Context(), []byte(fmt.Sprintf(`{"id":%d,"result":%s}`, req.ID, result))))
+		require.Equal(t, result, string(<-res))
+		cancel()
+	}
 }

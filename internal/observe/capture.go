@@ -215,9 +215,12 @@ func (o *Observer) masked(ctx context.Context, s *cdp.Session, c *mcpserver.Call
 	for _, f := range inside {
 		steps = append(steps, held(f.session, false))
 	}
-	steps = append(steps, cdp.Step{Method: page.StopScreencast.Method, Always: true})
+	// The release goes in the background, with the last check when it
+	// overlaps: the answer leaves once the checks are in, and the tab's
+	// next command still comes after it (PROTOCOL.md cdp.sequence).
+	steps = append(steps, cdp.Step{Method: page.StopScreencast.Method, Always: true, Background: true})
 	if len(inside) > 0 {
-		steps = append(steps, cdp.Step{Method: runtime.ReleaseObjectGroup.Method, Params: runtime.ReleaseObjectGroupParams{ObjectGroup: maskGroup}, Always: true})
+		steps = append(steps, cdp.Step{Method: runtime.ReleaseObjectGroup.Method, Params: runtime.ReleaseObjectGroupParams{ObjectGroup: maskGroup}, Always: true, Background: true})
 	}
 	gctx, opened := dialogGuard(ctx, s)
 	res, err := s.Sequence(gctx, steps...)

@@ -64,6 +64,9 @@ const (
 	CodeTabUnloaded = "tab_unloaded"
 	// CodeGroupNotFound: tabs.create named a tab group that is gone.
 	CodeGroupNotFound = "group_not_found"
+	// CodeUnknownText: a cdp.sequence step named a text the extension
+	// does not keep (its worker restarted); send it in texts.
+	CodeUnknownText = "unknown_text"
 )
 
 // Why a tab has no live page (Error.Why of tab_unloaded).
