@@ -73,3 +73,34 @@ func TestE2ESlimRelayAnswersInitializeFromCache(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(raw), string(now), "the daemon's answer put the cache right")
 }
+
+// A cache of this version but no daemon running: gasoline-mcp must not
+// answer from the cache (a client, or a probe such as `claude mcp list`,
+// would hear it is connected while nothing runs). It starts the daemon
+// from the gasoline-host beside it and the client gets that daemon's
+// answer, not the cache's.
+func TestE2ESlimRelayAnswersFromCacheOnlyWithADaemon(t *testing.T) {
+	home, port := t.TempDir(), FreePort(t)
+	t.Cleanup(func() {
+		if st, err := state.Read(home); err == nil {
+			stopProcess(st.PID)
+		}
+	})
+	out, err := exec.Command(slimBin, "version").Output()
+	require.NoError(t, err)
+	cached := `{"version":"` + strings.TrimSpace(string(out)) + `","results":{"2025-11-25":` +
+		`{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"from-the-cache","version":"0"},"instructions":"FROM THE CACHE."}}}`
+	require.NoError(t, os.WriteFile(state.InitCachePath(home), []byte(cached), 0o600))
+	_, err = state.Read(home)
+	require.ErrorIs(t, err, state.ErrNoState, "no daemon has run in this home")
+
+	c := slimClient(t, home, port, "slim-no-daemon")
+	got := c.cs.InitializeResult()
+	require.Equal(t, "gasoline", got.ServerInfo.Name, "answered by the daemon the relay started, not the cache: %+v", got.ServerInfo)
+	st, err := state.Read(home)
+	require.NoError(t, err, "the relay started a daemon")
+	require.Equal(t, port, st.Port)
+	tools, err := c.cs.ListTools(t.Context(), nil)
+	require.NoError(t, err)
+	require.Len(t, tools.Tools, 5)
+}

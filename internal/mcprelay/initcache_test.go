@@ -433,3 +433,32 @@ func TestInitCacheSilentDaemonAtEOF(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestInitCacheNeedsARunningDaemon: a cache of this version holds an
+// answer, but no daemon runs (Config.Running): the client must not hear
+// it is connected from the cache. Its initialize goes to the daemon the
+// relay starts (Ensure), and the client gets that daemon's answer.
+func TestInitCacheNeedsARunningDaemon(t *testing.T) {
+	path := cacheAt(t, testVersion, map[string]string{pvNew: cachedRes})
+	fd := newFakeDaemon(t)
+	fd.version = testVersion
+	var stderr logBuffer
+	cfg := cacheConfig(path, fd.ensure, &stderr)
+	var asked atomic.Int32
+	cfg.Running = func() bool { asked.Add(1); return false }
+	r := startRelay(t, cfg)
+	r.send(clientInit)
+	d := fd.accept(t)
+	fwd := d.recv()
+	if fwd["method"] != "initialize" || idOf(fwd) != "1" {
+		t.Fatalf("daemon got %v; want the client's initialize, under the client's id", fwd)
+	}
+	d.send(`{"jsonrpc":"2.0","id":1,"result":` + daemonRes + `}`)
+	if got := r.recvRaw(); string(got) != `{"jsonrpc":"2.0","id":1,"result":`+daemonRes+`}` {
+		t.Fatalf("client got %s; want the running daemon's answer, not the cache's", got)
+	}
+	r.exit()
+	if n := asked.Load(); n != 1 {
+		t.Errorf("Running asked %d times, want once (at the cache hit)", n)
+	}
+}

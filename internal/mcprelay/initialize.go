@@ -48,6 +48,13 @@ func (r *relay) answerFromCache(in line) (line, bool) {
 	if !ok {
 		return in, false
 	}
+	// Without a live daemon the client must not hear it is connected:
+	// the initialize goes the uncached way (the daemon started, or a
+	// clear error).
+	if r.cfg.Running != nil && !r.cfg.Running() {
+		r.log.Info("no daemon runs: initialize is answered by the daemon the relay starts, not from the cache")
+		return in, false
+	}
 	res = compact(res)
 	reply := make([]byte, 0, len(res)+len(id)+40)
 	reply = append(reply, `{"jsonrpc":"2.0","id":`...)

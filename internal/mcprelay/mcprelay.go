@@ -89,7 +89,8 @@ func runMain(ctx context.Context, name string, exe func() (string, error), after
 			}
 			return launcher.Ensure(ctx, opts)
 		},
-		Known: func() (launcher.Daemon, bool) { return launcher.Known(launcher.Options{}) },
+		Known:   func() (launcher.Daemon, bool) { return launcher.Known(launcher.Options{}) },
+		Running: func() bool { return launcher.Running(launcher.Options{}) },
 	})
 }
 
@@ -105,6 +106,12 @@ type Config struct {
 	// answers as a daemon of this version, and Ensure runs otherwise. It
 	// saves the /health round trip at every start.
 	Known func() (launcher.Daemon, bool)
+	// Running, when set, reports whether a daemon runs (launcher.Running:
+	// state.json and a process check, no round trip). A cache hit answers
+	// initialize only when it does; otherwise the initialize is forwarded
+	// as without a cache, so a client is never told it is connected while
+	// no daemon runs. Nil: no check (tests of the cache alone).
+	Running func() bool
 	// Session is a session to resume ("ID.KEY": its id and resume key, as
 	// errExiting names it), if the daemon still keeps it.
 	Session string
