@@ -113,8 +113,20 @@ func TestE2EInteractSnapshotWaitsForAction(t *testing.T) {
 		require.Eventually(t, cond, 15*time.Second, 20*time.Millisecond)
 	}
 
-	wait := call("interact", map[string]any{"what": "wait_for", "selector": "#pinged", "tab_id": a, "timeout_ms": 30000})
-	waitUntil(func() bool { return running("wait_for") })
+	// The action on tab a marks, from inside the page, that it runs (tab
+	// b reads the mark: localStorage is the origin's), then waits for tab
+	// b's ping. A call shown as pending has not necessarily taken the tab
+	// yet, so the snapshot is asked for only once the action holds it.
+	wait := call("interact", map[string]any{"what": "execute_js", "tab_id": a, "timeout_ms": 30000, "script": `(async () => {
+		const pinged = new Promise((r) => addEventListener('storage', (e) => { if (e.key === 'ping') r(); }));
+		localStorage.setItem('held', '1');
+		await pinged;
+		return document.getElementById('pinged') ? 'after the ping' : 'no ping';
+	})()`})
+	waitUntil(func() bool {
+		return strings.Contains(x.act("execute_js", map[string]any{"tab_id": b,
+			"script": `localStorage.getItem('held') === '1' ? 'HELD' + 'NOW' : 'not yet'`}).Text, "HELDNOW")
+	})
 	snap := call("observe", map[string]any{"what": "snapshot", "tab_id": a, "timeout_ms": 30000})
 	waitUntil(func() bool { return running("snapshot") })
 	select {
@@ -126,7 +138,7 @@ func TestE2EInteractSnapshotWaitsForAction(t *testing.T) {
 	x.act("execute_js", map[string]any{"script": `localStorage.setItem('ping', String(Date.now()))`, "tab_id": b})
 	w := <-wait
 	require.NoError(t, w.err)
-	require.False(t, w.r.IsError, "wait_for: %+v", w.r.Content)
+	require.False(t, w.r.IsError, "the action: %+v", w.r.Content)
 	s := <-snap
 	require.NoError(t, s.err)
 	require.False(t, s.r.IsError)
