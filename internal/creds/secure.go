@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+
+	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
 // ErrUnsafe means a credential file (or its folder) could have been read
@@ -116,9 +118,9 @@ func discard(stateDir, p string, fi fs.FileInfo) error {
 // is opened without following a symlink and checked on the open file, so
 // a swap between the check and the read changes nothing.
 func readPrivate(path string) ([]byte, error) {
-	f, err := openNoFollow(path)
+	f, err := state.OpenNoFollow(path)
 	if err != nil {
-		if isSymlinkErr(err) {
+		if state.IsSymlinkErr(err) {
 			return nil, fmt.Errorf("%w: %s is a symlink", ErrUnsafe, path)
 		}
 		return nil, err

@@ -3,7 +3,6 @@
 package creds
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -25,12 +24,5 @@ func foreignOwner(fi fs.FileInfo) string {
 
 // openPerm is the part of a file's mode open to group and others.
 func openPerm(fi fs.FileInfo) fs.FileMode { return fi.Mode().Perm() & 0o077 }
-
-func openNoFollow(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-}
-
-// isSymlinkErr: O_NOFOLLOW on a symlink fails with ELOOP.
-func isSymlinkErr(err error) bool { return errors.Is(err, syscall.ELOOP) }
 
 func readAllBounded(f *os.File, n int64) ([]byte, error) { return io.ReadAll(io.LimitReader(f, n)) }

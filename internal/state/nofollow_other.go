@@ -7,9 +7,9 @@ import (
 	"os"
 )
 
-// openNoFollow refuses a symlink (Windows has no O_NOFOLLOW; the user's
+// OpenNoFollow refuses a symlink (Windows has no O_NOFOLLOW; the user's
 // profile folder's ACL protects the state directory) and opens the rest.
-func openNoFollow(path string) (*os.File, error) {
+func OpenNoFollow(path string) (*os.File, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, err
@@ -22,6 +22,7 @@ func openNoFollow(path string) (*os.File, error) {
 
 var errSymlink = &fs.PathError{Op: "open", Err: fs.ErrInvalid}
 
-func isSymlinkErr(err error) bool { return err == errSymlink }
+// IsSymlinkErr reports whether OpenNoFollow refused a symlink.
+func IsSymlinkErr(err error) bool { return err == errSymlink }
 
 func readPrivate(path string, max int64) ([]byte, error) { return readPrivateFile(path, max) }

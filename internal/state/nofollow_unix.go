@@ -10,13 +10,15 @@ import (
 	"syscall"
 )
 
-// openNoFollow opens path for reading; a symlink fails (ELOOP) and a FIFO
-// does not block the open.
-func openNoFollow(path string) (*os.File, error) {
+// OpenNoFollow opens path for reading; a symlink fails (ELOOP, see
+// IsSymlinkErr) and a FIFO does not block the open. internal/creds reads
+// its credential files through it.
+func OpenNoFollow(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 }
 
-func isSymlinkErr(err error) bool { return errors.Is(err, syscall.ELOOP) }
+// IsSymlinkErr reports whether OpenNoFollow refused a symlink.
+func IsSymlinkErr(err error) bool { return errors.Is(err, syscall.ELOOP) }
 
 // readPrivate is ReadPrivateFile in plain system calls: an os.File's first
 // open sets up the runtime's network poller (~0.1 ms), and the stdio

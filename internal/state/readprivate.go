@@ -25,9 +25,9 @@ func ReadPrivateFile(path string, max int64) ([]byte, error) { return readPrivat
 // readPrivateFile is ReadPrivateFile through an os.File (where there is no
 // plain system-call version: nofollow_other.go).
 func readPrivateFile(path string, max int64) ([]byte, error) {
-	f, err := openNoFollow(path)
+	f, err := OpenNoFollow(path)
 	if err != nil {
-		if isSymlinkErr(err) {
+		if IsSymlinkErr(err) {
 			return nil, fmt.Errorf("%w: %s is a symlink", ErrUnsafe, path)
 		}
 		return nil, err
