@@ -66,7 +66,7 @@ func (s *Server) call(ctx context.Context, sess *session.Session, tool string, a
 	start := time.Now()
 	res, key, class := s.dispatch(ctx, sess, tool, args)
 	d := time.Since(start)
-	s.log.Info("tool call", "tool", key, "session", sess.ID(), "args_bytes", len(args), "is_error", res.IsError,
+	s.log.Debug("tool call", "tool", key, "session", sess.ID(), "args_bytes", len(args), "is_error", res.IsError, // Debug: as toolHandler
 		"ms", d.Milliseconds(), "in_daemon", true)
 	if s.opts.Audit != nil {
 		if err := s.opts.Audit(sess.ID(), key, class, d, res.IsError); err != nil {

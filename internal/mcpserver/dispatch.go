@@ -22,7 +22,10 @@ func (s *Server) toolHandler(tool string) mcp.ToolHandler {
 		sess := s.sessionFor(req.Session)
 		res, key, class := s.dispatch(ctx, sess, tool, req.Params.Arguments)
 		d := time.Since(start)
-		s.log.Info("tool call", "tool", key, "session", sess.ID(), "args_bytes", len(req.Params.Arguments),
+		// Debug: logs/audit.jsonl records every call already (AuditCall), and an
+		// Info line here cost every call ~20 µs and two writes (the log file and
+		// stderr) on the daemon's answer path.
+		s.log.Debug("tool call", "tool", key, "session", sess.ID(), "args_bytes", len(req.Params.Arguments),
 			"is_error", res.IsError, "ms", d.Milliseconds())
 		if s.opts.Audit != nil {
 			if err := s.opts.Audit(sess.ID(), key, class, d, res.IsError); err != nil {
