@@ -139,6 +139,8 @@ type Config struct {
 	// version.Version.
 	Version string
 	Logger  *slog.Logger
+
+	sent func(msg []byte) // tests: hears each message as it goes on a link
 }
 
 // MaxMessage bounds one message each way (a line on stdin, a WebSocket
