@@ -1,6 +1,7 @@
 // Package bridge is the Gasoline daemon: the loopback HTTP/WebSocket server
 // that every client reaches (native hosts on /ws/host, MCP clients on /mcp
-// and /ws/mcp, the terminal CLI on /approvals), wiring the extension links,
+// and, on the same port, the stdio relay's line link, the terminal CLI on
+// /approvals), wiring the extension links,
 // sessions, dispatcher, approvals and redaction together.
 package bridge
 

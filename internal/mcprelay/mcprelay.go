@@ -1,8 +1,8 @@
 // Package mcprelay is the stdio MCP server agents run: `gasoline-mcp`
 // (the slim binary their configs name) and `gasoline-host --mcp`. It
 // ensures the daemon is up and relays MCP JSON-RPC between stdio (one
-// message per line) and the daemon's /ws/mcp WebSocket (one message per
-// WebSocket message). It holds no policy; the daemon's dispatcher answers
+// message per line) and the daemon's link (link.go, internal/mcpline: one
+// message per line over TCP to the daemon's port). It holds no policy; the daemon's dispatcher answers
 // every call. It answers the client's initialize itself from a cache of
 // the daemon's own answer (initialize.go), so an agent's start waits for
 // no round trip to the daemon.
