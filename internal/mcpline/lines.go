@@ -33,18 +33,18 @@ func Read(br *bufio.Reader, max int) (Line, error) {
 	var buf []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if len(buf)+len(chunk) > max+1 {
+		if len(buf)+len(chunk) > max+2 { // max bytes and "\r\n" at most
 			return skipRest(br, err)
 		}
 		buf = append(buf, chunk...)
-		switch {
-		case err == nil:
-			return Line{Data: bytes.TrimRight(buf, "\r\n")}, nil
-		case errors.Is(err, bufio.ErrBufferFull):
+		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
-		default:
-			return Line{Data: bytes.TrimRight(buf, "\r\n")}, err
 		}
+		data := bytes.TrimRight(buf, "\r\n")
+		if len(data) > max {
+			return Line{TooLong: true}, err
+		}
+		return Line{Data: data}, err
 	}
 }
 
