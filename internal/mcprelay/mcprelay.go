@@ -119,7 +119,7 @@ type Config struct {
 	// ends; what is left then gets an error. Default 750ms: the relay exits
 	// within a second of the end of its input.
 	DrainTimeout time.Duration
-	// DialTimeout bounds one WebSocket handshake. Default 10s.
+	// DialTimeout bounds one dial of the link and its hello. Default 10s.
 	DialTimeout time.Duration
 	// InitCache is the file that keeps the daemon's initialize answers
 	// (state.InitCachePath): a client's initialize is answered from it at
@@ -143,8 +143,8 @@ type Config struct {
 	sent func(msg []byte) // tests: hears each message as it goes on a link
 }
 
-// MaxMessage bounds one message each way (a line on stdin, a WebSocket
-// message from the daemon).
+// MaxMessage bounds one message each way (a line on stdin, a line from
+// the daemon's link).
 const MaxMessage = protocol.MaxMessage
 
 // Run relays until stdin ends (then it returns nil once in-flight answers
