@@ -41,7 +41,7 @@ type fixture struct {
 // (a stream it held is released).
 func (f *fixture) afterServed(fn func(*http.Request)) { f.served.Store(&fn) }
 
-func newFixture(t *testing.T, opts *Options) *fixture {
+func newFixture(t testing.TB, opts *Options) *fixture {
 	t.Helper()
 	if opts == nil {
 		opts = &Options{}

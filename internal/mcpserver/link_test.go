@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"net"
 	"strings"
 	"testing"
@@ -123,4 +124,42 @@ func TestLinkAnswerNamesVersionAndKey(t *testing.T) {
 	if a.Error != "" || a.Version != "9.9.9" || a.Session == "" || a.ResumeKey == "" || a.Resumed {
 		t.Fatalf("answer %+v, want a new session with a key, version 9.9.9", a)
 	}
+}
+
+// loopbackConn is one end of a pipe that says it comes from loopback.
+type loopbackConn struct{ net.Conn }
+
+func (loopbackConn) RemoteAddr() net.Addr {
+	return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
+}
+
+// FuzzLinkHello: whatever a connection sends first, ServeLink answers it
+// with one JSON line — a refusal unless it is a hello with the agent
+// credential — and returns once the peer has gone.
+func FuzzLinkHello(f *testing.F) {
+	f.Add([]byte(`{"gasoline":"mcp-relay-hello","credential":"x"}` + "\n"))
+	f.Add([]byte(`{"gasoline":"mcp-relay-hello","credential":"` + agentTok + `","session":"a","resume_key":"b"}` + "\nend\n"))
+	f.Add([]byte("{\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	fx := newFixture(f, nil)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		server, client := net.Pipe()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			fx.s.ServeLink(context.Background(), loopbackConn{server}, testCreds{})
+		}()
+		go func() {
+			client.Write(in)
+			client.Write([]byte("\n"))
+		}()
+		client.SetReadDeadline(time.Now().Add(10 * time.Second))
+		line, err := bufio.NewReader(client).ReadBytes('\n')
+		var a mcpline.Answer
+		if err != nil || json.Unmarshal(line, &a) != nil || (a.Error == "") == (a.Session == "") {
+			t.Fatalf("answer %q (%v) to %q", line, err, in)
+		}
+		client.Close()
+		<-done
+	})
 }
