@@ -1,6 +1,7 @@
 // Package bridge is the Gasoline daemon: the loopback HTTP/WebSocket server
 // that every client reaches (native hosts on /ws/host, MCP clients on /mcp
-// and /ws/mcp, the terminal CLI on /approvals), wiring the extension links,
+// and, on the same port, the stdio relay's line link, the terminal CLI on
+// /approvals), wiring the extension links,
 // sessions, dispatcher, approvals and redaction together.
 package bridge
 
@@ -24,6 +25,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/httpguard"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/memory"
+	"github.com/gasoline-mcp/gasoline/internal/portmux"
 	"github.com/gasoline-mcp/gasoline/internal/remote"
 	"github.com/gasoline-mcp/gasoline/internal/safety"
 	"github.com/gasoline-mcp/gasoline/internal/state"
@@ -65,8 +67,8 @@ type Server struct {
 	safe    *safety.Core  // approvals, policy, audit, redaction
 	mux     *http.ServeMux
 	mcp     *mcpserver.Server
-	// mcpHTTP and mcpWS serve /mcp and /ws/mcp (startMCP).
-	mcpHTTP, mcpWS http.Handler
+	// mcpHTTP serves /mcp (startMCP).
+	mcpHTTP http.Handler
 	// browser is the relay state: tab ownership, capture, observe modes.
 	browser *browser
 	// agentSide is the session recorder, agent_watch and the panel.
@@ -207,10 +209,11 @@ func Run(ctx context.Context, cfg Config) error {
 	wg.Go(func() { s.safe.Approvals.Run(ctx) })
 	wg.Go(func() { s.remotes.Run(ctx) }) // a remote agent's sessions end when its credential expires
 	errc := make(chan error, len(lns)+1)
-	for _, ln := range lns {
+	for _, ln := range s.shared(ctx, lns) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer ln.Wait() // after Shutdown closed it; its links end with ctx
 			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				errc <- err
 			}
@@ -265,6 +268,24 @@ func listen(ctx context.Context, port int) ([]net.Listener, error) {
 		lns = append(lns, ln6)
 	}
 	return lns, nil
+}
+
+// shared wraps each listener so that the port serves the stdio relay's
+// link too (a connection whose first byte is '{': mcpserver.ServeLink,
+// docs/DAEMON.md) beside HTTP; the links end with ctx.
+func (s *Server) shared(ctx context.Context, lns []net.Listener) []*portmux.Listener {
+	out := make([]*portmux.Listener, len(lns))
+	for i, ln := range lns {
+		out[i] = portmux.New(ln, portmux.Config{
+			Match: func(b byte) bool { return b == '{' },
+			Serve: func(c net.Conn) {
+				s.touch()
+				defer s.touch()
+				s.mcp.ServeLink(ctx, c, s.creds)
+			},
+		})
+	}
+	return out
 }
 
 func closeAll(lns []net.Listener) {

@@ -2,7 +2,6 @@ package bridge
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,8 +12,8 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
-// startMCP builds the MCP server behind /mcp (streamable HTTP) and /ws/mcp
-// (the stdio relay), with the approval gate and the redaction gateway it
+// startMCP builds the MCP server behind /mcp (streamable HTTP) and the
+// stdio relay's link (bridge.shared), with the approval gate and the redaction gateway it
 // cannot run without. The MCP layer's goroutines stop with ctx.
 func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 	started := time.Now()
@@ -32,7 +31,7 @@ func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 		Gate:     g.Check,
 		Scope:    s.remoteScope, // a remote agent's calls stay in its scope
 		Audit: func(sessionID, key string, class tools.Class, d time.Duration, failed bool) error {
-			s.touch() // a call ended (stdio calls come over one long WebSocket)
+			s.touch() // a call ended (stdio calls come over one long link)
 			return s.safe.AuditCall(sessionID, key, class, d, failed)
 		},
 		Redact: s.safe.Server(),
@@ -47,17 +46,6 @@ func (s *Server) startMCP(ctx context.Context) (*mcpserver.Server, error) {
 		return nil, err
 	}
 	s.safe.Register(m)
-	s.mcpHTTP, s.mcpWS = m.HTTPHandler(), withVersion(s.cfg.Version, m.WSHandler())
+	s.mcpHTTP = m.HTTPHandler()
 	return m, nil
-}
-
-// withVersion answers the /ws/mcp handshake with the daemon's version
-// (X-Gasoline-Version): the stdio relay dials the daemon state.json names
-// without asking /health first, and uses the connection only when the
-// version is its own (internal/mcprelay).
-func withVersion(v string, h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Gasoline-Version", v)
-		h.ServeHTTP(w, r)
-	})
 }

@@ -25,7 +25,6 @@ func (s *Server) Endpoints() []Endpoint {
 	return []Endpoint{
 		{"GET /health", creds.None, http.HandlerFunc(s.handleHealth), false},
 		{"/mcp", creds.Agent, s.mcpHTTP, true},
-		{"GET /ws/mcp", creds.Agent, s.mcpWS, false},
 		{"GET /ws/host", creds.Link, http.HandlerFunc(s.handleHostWS), false},
 		{"GET /approvals", creds.Approver, http.HandlerFunc(s.handleListApprovals), false},
 		{"POST /approvals/{id}/approve", creds.Approver, http.HandlerFunc(s.handleApprove), false},

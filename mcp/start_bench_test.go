@@ -27,8 +27,8 @@ import (
 //     answered from the cache of the daemon's answer (the relay would dial
 //     the daemon at the client's first request; this harness sends none).
 //   - initialize/miss: the same with the cache removed before each start:
-//     state.json, the credential, the WebSocket to the daemon and the
-//     daemon's own initialize, then the cache is filled.
+//     state.json, the credential, the link to the daemon (its hello) and
+//     the daemon's own initialize, then the cache is filled.
 //
 // p50-ms and p10-ms are the median and the 10th percentile of the samples
 // (the machine is shared: the low percentiles say what the code costs);

@@ -3,7 +3,7 @@
 // 0700 folder), each accepted by its own endpoints only (SAFETY.md,
 // "Transport security"; docs/SECURITY.md).
 //
-//   - Agent: MCP only (/mcp, /ws/mcp). Stable per install: created once,
+//   - Agent: MCP only (/mcp, the stdio relay's link). Stable per install: created once,
 //     kept across daemon restarts, replaced only by `gasoline-host token
 //     rotate`. It is what `mcp-config` hands to HTTP clients and what the
 //     stdio relay sends.

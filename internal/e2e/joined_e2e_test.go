@@ -3,19 +3,14 @@
 package e2e
 
 import (
-	"context"
-	"net/http"
 	"strconv"
-	"strings"
 	"testing"
-	"time"
 
-	"github.com/coder/websocket"
 	"github.com/stretchr/testify/require"
 )
 
 // Issue 27, item 4, end to end: a client that presents another client's
-// session id over /ws/mcp — the id the panel once showed — without the
+// session id over the relay's link — the id the panel once showed — without the
 // resume key only the victim's relay holds does not join that session:
 // it gets a session of its own, cannot read the other's tab, and the
 // other goes on undisturbed.
@@ -31,34 +26,20 @@ func TestE2EJoinedSessionRefused(t *testing.T) {
 	}
 	require.NotEmpty(t, id)
 
-	// The intruder speaks /ws/mcp itself, as any program holding the
+	// The intruder speaks the relay's link itself, as any program holding the
 	// agent credential can, presenting the victim's id (and a made-up
 	// resume key, and none).
 	for _, key := range []string{"", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"} {
-		hdr := http.Header{"Authorization": {"Bearer " + c.Server.Token()}, "X-Gasoline-Session": {id}}
-		if key != "" {
-			hdr.Set("X-Gasoline-Resume-Key", key)
-		}
-		ws, resp, err := websocket.Dial(t.Context(), "ws://127.0.0.1:"+strconv.Itoa(c.Port)+"/ws/mcp", &websocket.DialOptions{HTTPHeader: hdr})
-		require.NoError(t, err)
-		require.NotEqual(t, id, resp.Header.Get("X-Gasoline-Session"), "the intruder was given the victim's session")
-		require.Equal(t, "false", resp.Header.Get("X-Gasoline-Resumed"))
-		rpc := func(msg string) string {
-			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-			defer cancel()
-			require.NoError(t, ws.Write(ctx, websocket.MessageText, []byte(msg)))
-			if !strings.Contains(msg, `"id"`) {
-				return ""
-			}
-			_, data, err := ws.Read(ctx)
-			require.NoError(t, err)
-			return string(data)
-		}
+		ws := dialLink(t, c.Port, c.Server.Token(), id, key)
+		require.Empty(t, ws.answer.Error)
+		require.NotEqual(t, id, ws.answer.Session, "the intruder was given the victim's session")
+		require.False(t, ws.answer.Resumed)
+		rpc := ws.rpc
 		rpc(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"intruder","version":"1"}}}`)
 		rpc(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 		got := rpc(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"observe","arguments":{"what":"page","tab_id":` + strconv.Itoa(tab) + `}}}`)
 		require.Contains(t, got, `"isError":true`, "the intruder read the victim's tab: %s", got)
-		ws.Close(websocket.StatusNormalClosure, "")
+		ws.c.Close()
 	}
 
 	var sessions []string

@@ -153,12 +153,12 @@ func TestE2ERemoteAgentOverSSH(t *testing.T) {
 		require.Equal(t, http.StatusForbidden, asCredential(t, remotePort, tok[1], "POST", "/approvals/req_x/approve"))
 		require.Equal(t, http.StatusForbidden, asCredential(t, remotePort, tok[1], "POST", "/remotes/devbox/revoke"))
 		require.Equal(t, http.StatusForbidden, asCredential(t, remotePort, tok[1], "POST", "/shutdown"))
-		for _, path := range []string{"/ws/host", "/ws/mcp"} {
-			_, resp, err := websocket.Dial(t.Context(), "ws://127.0.0.1:"+strconv.Itoa(remotePort)+path,
-				&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + tok[1]}}})
-			require.Error(t, err, path)
-			require.Equal(t, http.StatusForbidden, resp.StatusCode, path)
-		}
+		_, resp, err := websocket.Dial(t.Context(), "ws://127.0.0.1:"+strconv.Itoa(remotePort)+"/ws/host",
+			&websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + tok[1]}}})
+		require.Error(t, err)
+		require.Equal(t, http.StatusForbidden, resp.StatusCode)
+		link := dialLink(t, remotePort, tok[1], "", "") // the stdio relay's link, through the forward
+		require.Contains(t, link.answer.Error, "the remote credential is not valid here")
 		h, ok := getHealth(c.Port)
 		require.True(t, ok, "the daemon is still up")
 		require.Equal(t, "connected", h.TransportStatus.Extension)

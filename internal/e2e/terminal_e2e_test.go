@@ -7,16 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"regexp"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 )
@@ -148,21 +145,17 @@ func agentCannotReachTerminal(t *testing.T, ctx context.Context, c *Chain) {
 		}
 	}
 
-	// The link's terminal methods, sent as MCP requests over /ws/mcp (the
-	// stdio relay's transport) after a proper initialize.
-	hdr := http.Header{"Authorization": {"Bearer " + c.Server.Token()}}
-	ws, _, err := websocket.Dial(ctx, fmt.Sprintf("ws://127.0.0.1:%d/ws/mcp", c.Server.Port()), &websocket.DialOptions{HTTPHeader: hdr})
-	require.NoError(t, err)
-	defer ws.CloseNow()
+	// The link's terminal methods, sent as MCP requests over the stdio
+	// relay's link after a proper initialize.
+	ln := dialLink(t, c.Server.Port(), c.Server.Token(), "", "")
+	require.Empty(t, ln.answer.Error)
 	rpc := func(msg string) map[string]any {
-		require.NoError(t, ws.Write(ctx, websocket.MessageText, []byte(msg)))
-		if !strings.Contains(msg, `"id"`) {
+		b := ln.rpc(msg)
+		if b == "" {
 			return nil
 		}
-		_, b, err := ws.Read(ctx)
-		require.NoError(t, err)
 		var out map[string]any
-		require.NoError(t, json.Unmarshal(b, &out))
+		require.NoError(t, json.Unmarshal([]byte(b), &out))
 		return out
 	}
 	init := rpc(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)

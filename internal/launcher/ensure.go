@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"os/exec"
 	"time"
@@ -139,14 +138,8 @@ func recycle(ctx context.Context, opts Options, h Health, st state.File, stErr e
 }
 
 func askShutdown(ctx context.Context, port int, tok string) bool {
-	req, _ := http.NewRequestWithContext(ctx, "POST", Daemon{Port: port}.URL("http", "/shutdown"), nil)
-	req.Header.Set("Authorization", "Bearer "+tok)
-	resp, err := client.Do(req)
-	if err != nil {
-		return false
-	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusAccepted
+	status, _, err := request(ctx, port, "POST", "/shutdown", tok)
+	return err == nil && status == 202 // Accepted
 }
 
 // spawn starts `exe daemon` detached from this process (own session, no

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -104,25 +103,18 @@ func (o *Options) fillPlace() error {
 	return nil
 }
 
-// client makes one-off requests (a probe, a shutdown): it keeps no idle
-// connection, so no connection goroutines outlive a probe in the
-// processes that only relay (the native host, gasoline-host --mcp).
-var client = &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-
 // Probe asks the daemon on port for /health. It returns an error when
 // nothing answers or something other than Gasoline answers.
 func Probe(ctx context.Context, port int) (Health, error) {
 	var h Health
-	req, _ := http.NewRequestWithContext(ctx, "GET", "http://127.0.0.1:"+strconv.Itoa(port)+"/health", nil)
-	resp, err := client.Do(req)
+	status, body, err := request(ctx, port, "GET", "/health", "")
 	if err != nil {
 		return h, err
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != 200 {
-		return h, fmt.Errorf("launcher: /health answered %s", resp.Status)
+	if status != 200 {
+		return h, fmt.Errorf("launcher: /health answered %d", status)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil || h.ServiceName != "gasoline" {
+	if err := json.Unmarshal(body, &h); err != nil || h.ServiceName != "gasoline" {
 		return h, fmt.Errorf("%w: port %d answers, but not as a Gasoline daemon; stop that program or set GASOLINE_PORT", ErrForeignPort, port)
 	}
 	return h, nil

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -94,14 +95,33 @@ func cacheConfig(path string, ensure func(context.Context) (launcher.Daemon, err
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 }
 
-// settled returns once every message the relay wrote to the daemon before
-// the call is in d.msgs: a WebSocket ping's pong comes back after them.
-func (d *daemonConn) settled() {
+// sendLog records what the relay writes to its links, in order
+// (Config.sent).
+type sendLog struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (l *sendLog) add(msg []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.msgs = append(l.msgs, string(msg))
+}
+
+func (l *sendLog) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.msgs)
+}
+
+// settled returns once the relay's loop has handled what it received
+// before the call: the daemon sends a notification, which the loop writes
+// to stdout on the one goroutine that also writes to the links.
+func (d *daemonConn) settled(r *relayUnderTest) {
 	d.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := d.c.Ping(ctx); err != nil {
-		d.t.Fatalf("ping: %v", err)
+	d.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"debug","data":"settled"}}`)
+	if m := r.recv(); dig(m, "params", "data") != "settled" {
+		d.t.Fatalf("client got %v before the daemon's notification", m)
 	}
 }
 
@@ -116,7 +136,10 @@ func TestInitFromCacheHit(t *testing.T) {
 	path := cacheAt(t, testVersion, map[string]string{pvNew: cachedRes})
 	ensure, open := gatedEnsure(fd)
 	var stderr logBuffer
-	r := startRelay(t, cacheConfig(path, ensure, &stderr))
+	var sent sendLog
+	cfg := cacheConfig(path, ensure, &stderr)
+	cfg.sent = sent.add
+	r := startRelay(t, cfg)
 	t.Cleanup(open)
 
 	r.send(strings.Replace(clientInit, `"id":1`, `"id":"init-A"`, 1))
@@ -134,9 +157,9 @@ func TestInitFromCacheHit(t *testing.T) {
 	if fwd["method"] != "initialize" || idOf(fwd) == `"init-A"` || dig(fwd, "params", "clientInfo", "name") != "c" {
 		t.Fatalf("daemon got %v; want the client's initialize under an id of the relay's", fwd)
 	}
-	d.settled()
-	if n := len(d.msgs); n != 0 {
-		t.Fatalf("the daemon got %d of the client's messages before it answered initialize: %s", n, <-d.msgs)
+	d.settled(r)
+	if got := sent.all(); len(got) != 1 {
+		t.Fatalf("the relay sent %d messages before the daemon answered initialize, want only it: %q", len(got), got)
 	}
 	d.send(`{"jsonrpc":"2.0","id":` + idOf(fwd) + `,"result":` + cachedRes + `}`)
 	for _, want := range []string{"notifications/initialized", "tools/list", "ping", "ping"} {
@@ -290,7 +313,10 @@ func TestInitCacheDaemonUnreachable(t *testing.T) {
 		return fd.ensure(ctx)
 	}
 	var stderr logBuffer
-	r := startRelay(t, cacheConfig(path, ensure, &stderr))
+	var sent sendLog
+	cfg := cacheConfig(path, ensure, &stderr)
+	cfg.sent = sent.add
+	r := startRelay(t, cfg)
 	r.send(clientInit)
 	if got := r.recv(); got["id"] != 1.0 || got["result"] == nil {
 		t.Fatalf("client got %v; want the cached answer", got)
@@ -313,9 +339,9 @@ func TestInitCacheDaemonUnreachable(t *testing.T) {
 		}
 	}
 	r.send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`) // once written, the relay has handled id 3
-	d.settled()
-	if n := len(d.msgs); n != 0 {
-		t.Fatalf("the daemon got %d of the client's messages before it answered the replayed initialize", n)
+	d.settled(r)
+	if got := sent.all(); len(got) != 2 {
+		t.Fatalf("the relay sent %q before the daemon answered the replayed initialize, want only it and notifications/initialized", got)
 	}
 	d.send(`{"jsonrpc":"2.0","id":1,"result":` + cachedRes + `}`) // the replayed initialize is the relay's first own id
 	if m := d.recv(); m["method"] != "tools/list" {

@@ -65,7 +65,7 @@ func TestRelayEnsuresWhenTheKnownDaemonIsNotIt(t *testing.T) {
 		version string // the known daemon's answer; "-" for no daemon at all
 	}{
 		{"another version", "v0-other"},
-		{"no version header", ""},
+		{"no version in its answer", ""},
 		{"nothing listens", "-"},
 	}
 	for _, c := range cases {
@@ -73,7 +73,7 @@ func TestRelayEnsuresWhenTheKnownDaemonIsNotIt(t *testing.T) {
 			known := newFakeDaemon(t)
 			known.version = c.version
 			if c.version == "-" {
-				known.srv.Close()
+				known.stop()
 			}
 			good := newFakeDaemon(t)
 			good.version = version.Version
@@ -89,8 +89,8 @@ func TestRelayEnsuresWhenTheKnownDaemonIsNotIt(t *testing.T) {
 				case <-time.After(10 * time.Second):
 					t.Fatal("the relay kept its connection to a daemon that is not of its version")
 				}
-				if stale.status != closeSessionEnd {
-					t.Fatalf("the stale connection closed with %v, want %v (session end)", stale.status, closeSessionEnd)
+				if !stale.ended {
+					t.Fatal("the stale connection closed without ending its session (mcpline.End)")
 				}
 			}
 			d := good.accept(t)

@@ -2,9 +2,9 @@ package mcprelay
 
 import (
 	"bufio"
-	"bytes"
-	"errors"
 	"io"
+
+	"github.com/gasoline-mcp/gasoline/internal/mcpline"
 )
 
 // line is one message from stdin, or the marker of a line that was too
@@ -14,6 +14,8 @@ type line struct {
 	tooLong bool
 	ownInit bool // the initialize the cache answered, to forward under the relay's id
 }
+
+func fromLine(l mcpline.Line) line { return line{data: l.Data, tooLong: l.TooLong} }
 
 // readLines reads newline-delimited messages from in on a goroutine until
 // EOF (then the channel closes) or stop is closed. in may be a
@@ -27,10 +29,10 @@ func readLines(in io.Reader, max int, stop <-chan struct{}) <-chan line {
 		defer close(out)
 		br := bufio.NewReaderSize(in, 64<<10)
 		for {
-			l, err := readLine(br, max)
-			if len(bytes.TrimSpace(l.data)) > 0 || l.tooLong {
+			l, err := mcpline.ReadNonBlank(br, max)
+			if !l.Blank() {
 				select {
-				case out <- l:
+				case out <- fromLine(l):
 				case <-stop:
 					return
 				}
@@ -46,42 +48,10 @@ func readLines(in io.Reader, max int, stop <-chan struct{}) <-chan line {
 // readFirst reads the first message on the caller's goroutine, skipping
 // blank lines as readLines does; nil when stdin ends first.
 func readFirst(br *bufio.Reader, max int) *line {
-	for {
-		l, err := readLine(br, max)
-		if len(bytes.TrimSpace(l.data)) > 0 || l.tooLong {
-			return &l
-		}
-		if err != nil {
-			return nil
-		}
+	l, _ := mcpline.ReadNonBlank(br, max)
+	if l.Blank() {
+		return nil
 	}
-}
-
-// readLine returns the next line without its newline. At EOF it returns
-// the last partial line, if any, with io.EOF.
-func readLine(br *bufio.Reader, max int) (line, error) {
-	var buf []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(buf)+len(chunk) > max+1 {
-			return skipRest(br, err)
-		}
-		buf = append(buf, chunk...)
-		switch {
-		case err == nil:
-			return line{data: bytes.TrimRight(buf, "\r\n")}, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		default:
-			return line{data: bytes.TrimRight(buf, "\r\n")}, err
-		}
-	}
-}
-
-// skipRest discards the rest of an overlong line.
-func skipRest(br *bufio.Reader, err error) (line, error) {
-	for errors.Is(err, bufio.ErrBufferFull) {
-		_, err = br.ReadSlice('\n')
-	}
-	return line{tooLong: true}, err
+	first := fromLine(l)
+	return &first
 }

@@ -1,43 +1,35 @@
 package mcprelay
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
-	"net/http"
+	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
+	"github.com/gasoline-mcp/gasoline/internal/mcpline"
 	"github.com/gasoline-mcp/gasoline/internal/version"
 )
 
-// Handshake headers of /ws/mcp (mcpserver.HeaderSession, HeaderResumed,
-// HeaderResumeKey); headerVersion goes both ways: the relay's version, and
-// the daemon's in its answer (bridge).
-const (
-	headerSession   = "X-Gasoline-Session"
-	headerResumed   = "X-Gasoline-Resumed"
-	headerResumeKey = "X-Gasoline-Resume-Key"
-	headerVersion   = "X-Gasoline-Version"
-)
-
-// closeSessionEnd tells the daemon the client ended the session
-// (mcpserver.CloseSessionEnd): its tabs close. Any other close keeps the
-// session for the client to resume.
-const closeSessionEnd websocket.StatusCode = 4000
-
-// link is one WebSocket connection to the daemon. A reader goroutine
-// delivers messages on msgs and its end on done; close stops it and waits.
+// link is one connection to the daemon: MCP lines over TCP to its
+// loopback port, opened with a hello (internal/mcpline). A reader
+// goroutine delivers messages on msgs and its end on done; close stops it
+// and waits.
 type link struct {
-	c       *websocket.Conn
+	c       net.Conn
+	br      *bufio.Reader
 	session string
 	key     string // the resume key of a new session ("" when resumed)
 	resumed bool
-	version string // the daemon's, from its answer ("" from a daemon that does not say)
+	version string       // the daemon's, from its answer
+	sent    func([]byte) // Config.sent
 
 	msgs chan []byte
 	done chan error    // receives the read error once
@@ -45,76 +37,130 @@ type link struct {
 	wg   sync.WaitGroup
 }
 
-// dial connects to the daemon's /ws/mcp, asking to resume session hint
-// with its resume key.
+// dial connects to the daemon's port and says hello, asking to resume
+// session hint with its resume key; timeout bounds the whole exchange.
 func dial(ctx context.Context, d launcher.Daemon, hint resume, timeout time.Duration) (*link, error) {
 	tok, err := d.Credential(creds.Agent)
 	if err != nil {
 		return nil, fmt.Errorf("reading the agent credential: %w", err)
 	}
-	hdr := http.Header{}
-	hdr.Set("Authorization", "Bearer "+tok)
-	hdr.Set(headerVersion, version.Version)
-	if hint.id != "" && hint.key != "" {
-		hdr.Set(headerSession, hint.id)
-		hdr.Set(headerResumeKey, hint.key)
-	}
 	dctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c, resp, err := websocket.Dial(dctx, d.URL("ws", "/ws/mcp"), &websocket.DialOptions{HTTPHeader: hdr})
+	var dl net.Dialer
+	c, err := dl.DialContext(dctx, "tcp4", "127.0.0.1:"+strconv.Itoa(d.Port))
 	if err != nil {
 		return nil, err
 	}
-	c.SetReadLimit(MaxMessage)
+	a, br, err := hello(dctx, c, mcpline.Hello{Gasoline: mcpline.HelloKind, Credential: tok, Version: version.Version, Session: hint.id, ResumeKey: hint.key})
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
 	l := &link{
-		c: c, session: resp.Header.Get(headerSession), key: resp.Header.Get(headerResumeKey), resumed: resp.Header.Get(headerResumed) == "true",
-		version: resp.Header.Get(headerVersion),
-		msgs:    make(chan []byte), done: make(chan error, 1), stop: make(chan struct{}),
+		c: c, br: br, session: a.Session, key: a.ResumeKey, resumed: a.Resumed, version: a.Version,
+		msgs: make(chan []byte), done: make(chan error, 1), stop: make(chan struct{}),
 	}
 	l.wg.Add(1)
 	go l.read()
 	return l, nil
 }
 
-// read runs until the connection fails or closes; after stop it keeps
-// reading (and dropping) so the close handshake completes.
+// hello sends h and reads the daemon's answer, within ctx's deadline.
+func hello(ctx context.Context, c net.Conn, h mcpline.Hello) (mcpline.Answer, *bufio.Reader, error) {
+	var a mcpline.Answer
+	if h.Session == "" || h.ResumeKey == "" {
+		h.Session, h.ResumeKey = "", ""
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		c.SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) }) // ctx ends the exchange early
+	defer stop()
+	if _, err := c.Write(mcpline.Marshal(h)); err != nil {
+		return a, nil, err
+	}
+	br := bufio.NewReaderSize(c, 64<<10)
+	ln, err := mcpline.Read(br, mcpline.MaxHello)
+	if len(ln.Data) == 0 && !ln.TooLong {
+		if err == nil {
+			err = errors.New("a blank line")
+		}
+		return a, nil, fmt.Errorf("the daemon did not answer the hello: %w", err)
+	}
+	if ln.TooLong || json.Unmarshal(ln.Data, &a) != nil || a.Error == "" && a.Session == "" {
+		return a, nil, fmt.Errorf("%s does not answer as a Gasoline daemon (%.60q)", c.RemoteAddr(), ln.Data)
+	}
+	if a.Error != "" {
+		return a, nil, fmt.Errorf("the daemon refused the link: %s", a.Error)
+	}
+	if !stop() {
+		return a, nil, ctx.Err()
+	}
+	c.SetDeadline(time.Time{})
+	return a, br, nil
+}
+
+// read runs until the connection fails or closes. A line from the daemon
+// longer than MaxMessage ends the link (the relay reconnects): the daemon
+// never sends one.
 func (l *link) read() {
 	defer l.wg.Done()
 	for {
-		_, data, err := l.c.Read(context.Background())
+		ln, err := mcpline.Read(l.br, MaxMessage)
+		if ln.TooLong && err == nil {
+			err = fmt.Errorf("mcprelay: a message from the daemon exceeds %d bytes", MaxMessage)
+		}
+		if !ln.Blank() && err == nil {
+			select {
+			case l.msgs <- ln.Data:
+			case <-l.stop:
+			}
+			continue
+		}
 		if err != nil {
 			l.done <- err
 			return
 		}
-		select {
-		case l.msgs <- data:
-		case <-l.stop:
-		}
 	}
 }
 
-// send writes one message, bounded so a stuck daemon cannot hang the relay.
+// sendTimeout bounds one write, so a stuck daemon cannot hang the relay.
+const sendTimeout = 30 * time.Second
+
+// send writes one message as one line.
 func (l *link) send(ctx context.Context, msg []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	return l.c.Write(ctx, websocket.MessageText, msg)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if l.sent != nil {
+		l.sent(msg)
+	}
+	buf := make([]byte, 0, len(msg)+1)
+	l.c.SetWriteDeadline(time.Now().Add(sendTimeout))
+	_, err := l.c.Write(append(append(buf, msg...), '\n'))
+	return err
 }
 
 // close ends the connection and waits for the reader; the session stays
 // in the daemon for a reconnect. Safe on nil.
-func (l *link) close() { l.closeWith(websocket.StatusNormalClosure, "reconnecting") }
-
-// end closes the connection saying the client's session is over. Safe on
-// nil.
-func (l *link) end() { l.closeWith(closeSessionEnd, "client done") }
-
-func (l *link) closeWith(code websocket.StatusCode, reason string) {
+func (l *link) close() {
 	if l == nil {
 		return
 	}
 	close(l.stop)
-	l.c.Close(code, reason) // bounded by the library; ends Read
+	l.c.Close() // ends the reader's Read
 	l.wg.Wait()
+}
+
+// end says the client's session is over (mcpline.End), then closes. Safe
+// on nil.
+func (l *link) end() {
+	if l == nil {
+		return
+	}
+	l.c.SetWriteDeadline(time.Now().Add(time.Second))
+	l.c.Write([]byte(mcpline.End + "\n"))
+	l.close()
 }
 
 // msgsC and doneC are nil (never ready) on a nil link.

@@ -1,8 +1,8 @@
 // Package mcprelay is the stdio MCP server agents run: `gasoline-mcp`
 // (the slim binary their configs name) and `gasoline-host --mcp`. It
 // ensures the daemon is up and relays MCP JSON-RPC between stdio (one
-// message per line) and the daemon's /ws/mcp WebSocket (one message per
-// WebSocket message). It holds no policy; the daemon's dispatcher answers
+// message per line) and the daemon's link (link.go, internal/mcpline: one
+// message per line over TCP to the daemon's port). It holds no policy; the daemon's dispatcher answers
 // every call. It answers the client's initialize itself from a cache of
 // the daemon's own answer (initialize.go), so an agent's start waits for
 // no round trip to the daemon.
@@ -119,7 +119,7 @@ type Config struct {
 	// ends; what is left then gets an error. Default 750ms: the relay exits
 	// within a second of the end of its input.
 	DrainTimeout time.Duration
-	// DialTimeout bounds one WebSocket handshake. Default 10s.
+	// DialTimeout bounds one dial of the link and its hello. Default 10s.
 	DialTimeout time.Duration
 	// InitCache is the file that keeps the daemon's initialize answers
 	// (state.InitCachePath): a client's initialize is answered from it at
@@ -139,10 +139,12 @@ type Config struct {
 	// version.Version.
 	Version string
 	Logger  *slog.Logger
+
+	sent func(msg []byte) // tests: hears each message as it goes on a link
 }
 
-// MaxMessage bounds one message each way (a line on stdin, a WebSocket
-// message from the daemon).
+// MaxMessage bounds one message each way (a line on stdin, a line from
+// the daemon's link).
 const MaxMessage = protocol.MaxMessage
 
 // Run relays until stdin ends (then it returns nil once in-flight answers

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/gasoline-mcp/gasoline/internal/mcpline"
 )
 
 // relay is the state of one stdio relay (gasoline-mcp, --mcp). All of it belongs to the run
@@ -260,6 +262,7 @@ func (r *relay) dialKnown(ctx context.Context, hint resume) *link {
 
 func (r *relay) connected(ctx context.Context, l *link, replay bool) *link {
 	hint := r.session
+	l.sent = r.cfg.sent
 	if !l.resumed {
 		r.session = resume{id: l.session, key: l.key}
 	}
@@ -316,6 +319,10 @@ func (r *relay) replay(ctx context.Context, l *link) error {
 func (r *relay) fromClient(ctx context.Context, l *link, in line) *link {
 	if in.tooLong {
 		r.write(errorReply(nil, errTooLong))
+		return l
+	}
+	if !mcpline.Forwardable(in.data) { // not JSON: never on the link, where a control line could be taken for it
+		r.write(errorReply(nil, errNotJSON))
 		return l
 	}
 	if in.ownInit {

@@ -7,41 +7,38 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net/http"
-	"net/http/httptest"
-	"strconv"
+	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/launcher"
+	"github.com/gasoline-mcp/gasoline/internal/mcpline"
 	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
-// fakeDaemon accepts /ws/mcp connections and hands them to the test.
+// fakeDaemon accepts the relay's links and hands them to the test.
 type fakeDaemon struct {
-	srv     *httptest.Server
+	ln      net.Listener
 	conns   chan *daemonConn
-	resumed atomic.Bool // answer X-Gasoline-Resumed: true
+	resumed atomic.Bool // answer resumed: true
 	dir     string      // its state directory, with the agent credential
-	version string      // answered as X-Gasoline-Version when set
+	version string      // answered as the daemon's version
 }
 
-// daemonConn reads continuously, like the real daemon, so the relay's
-// close handshake completes.
+// daemonConn reads continuously, like the real daemon.
 type daemonConn struct {
 	t    *testing.T
-	c    *websocket.Conn
+	c    net.Conn
 	hint string // the session the relay asked to resume
 	key  string // and the resume key it presented
 	msgs chan []byte
-	// status is how the relay closed the connection, set before msgs is
-	// closed (-1 when it was not a close frame).
-	status websocket.StatusCode
+	// ended is whether the relay sent mcpline.End, set before msgs is
+	// closed.
+	ended bool
 }
 
 func newFakeDaemon(t *testing.T) *fakeDaemon {
@@ -50,49 +47,69 @@ func newFakeDaemon(t *testing.T) *fakeDaemon {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/ws/mcp" || r.Header.Get("Authorization") != "Bearer "+tok {
-			http.Error(w, "no", http.StatusUnauthorized)
-			return
-		}
-		if f.version != "" {
-			w.Header().Set(headerVersion, f.version)
-		}
-		w.Header().Set(headerSession, "s1")
-		w.Header().Set(headerResumed, strconv.FormatBool(f.resumed.Load()))
-		if !f.resumed.Load() {
-			w.Header().Set(headerResumeKey, "k1")
-		}
-		c, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			return
-		}
-		dc := &daemonConn{t: t, c: c, hint: r.Header.Get(headerSession), key: r.Header.Get(headerResumeKey), msgs: make(chan []byte, 16)}
-		f.conns <- dc
-		defer close(dc.msgs)
+	if f.ln, err = net.Listen("tcp4", "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
 		for {
-			_, data, err := c.Read(context.Background())
+			c, err := f.ln.Accept()
 			if err != nil {
-				dc.status = websocket.CloseStatus(err)
 				return
 			}
-			dc.msgs <- data
+			wg.Go(func() { f.serve(t, c, tok) })
 		}
-	}))
-	t.Cleanup(f.srv.Close)
+	})
+	t.Cleanup(func() { f.ln.Close(); wg.Wait() })
 	return f
 }
 
+// serve answers a hello as the daemon does, then reads lines.
+func (f *fakeDaemon) serve(t *testing.T, c net.Conn, tok string) {
+	defer c.Close()
+	br := bufio.NewReader(c)
+	first, err := mcpline.Read(br, mcpline.MaxHello)
+	var h mcpline.Hello
+	if err != nil || json.Unmarshal(first.Data, &h) != nil || h.Gasoline != mcpline.HelloKind || h.Credential != tok {
+		c.Write(mcpline.Marshal(mcpline.Answer{Error: "no"}))
+		return
+	}
+	a := mcpline.Answer{Session: "s1", Resumed: f.resumed.Load(), Version: f.version}
+	if !a.Resumed {
+		a.ResumeKey = "k1"
+	}
+	c.Write(mcpline.Marshal(a))
+	dc := &daemonConn{t: t, c: c, hint: h.Session, key: h.ResumeKey, msgs: make(chan []byte, 16)}
+	f.conns <- dc
+	defer close(dc.msgs)
+	for {
+		ln, err := mcpline.Read(br, MaxMessage)
+		if mcpline.IsEnd(ln.Data) {
+			dc.ended = true
+			return
+		}
+		if !ln.Blank() {
+			dc.msgs <- ln.Data
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// stop makes the daemon go away: its listener closes (its links stay
+// until the test closes them).
+func (f *fakeDaemon) stop() { f.ln.Close() }
+
 func (f *fakeDaemon) ensure(context.Context) (launcher.Daemon, error) {
-	port, _ := strconv.Atoi(f.srv.URL[strings.LastIndex(f.srv.URL, ":")+1:])
-	return launcher.Daemon{Port: port, PID: 1, Dir: f.dir}, nil
+	return launcher.Daemon{Port: f.ln.Addr().(*net.TCPAddr).Port, PID: 1, Dir: f.dir}, nil
 }
 
 func (f *fakeDaemon) accept(t *testing.T) *daemonConn {
 	t.Helper()
 	select {
 	case dc := <-f.conns:
-		t.Cleanup(func() { dc.c.CloseNow() })
+		t.Cleanup(func() { dc.c.Close() })
 		return dc
 	case <-time.After(10 * time.Second):
 		t.Fatal("the relay did not connect")
@@ -121,7 +138,7 @@ func (d *daemonConn) recv() map[string]any {
 
 func (d *daemonConn) send(msg string) {
 	d.t.Helper()
-	if err := d.c.Write(context.Background(), websocket.MessageText, []byte(msg)); err != nil {
+	if _, err := d.c.Write([]byte(msg + "\n")); err != nil {
 		d.t.Fatal(err)
 	}
 }
@@ -225,7 +242,7 @@ func TestRelayForwardsAndDrainsOnEOF(t *testing.T) {
 	// stdin ends with "two" in flight: the relay waits for its answer.
 	r.in.Close()
 	d.send(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
-	d.send("{\n\"jsonrpc\":\"2.0\",\"id\":" + idOf(list) + ",\"result\":{\"tools\":[]}}") // multi-line JSON is compacted
+	d.send(`{"jsonrpc":"2.0","id":` + idOf(list) + `,"result":{"tools":[]}}`)
 	if got := r.recv(); got["method"] != "notifications/message" {
 		t.Fatalf("client got %v", got)
 	}
@@ -235,6 +252,41 @@ func TestRelayForwardsAndDrainsOnEOF(t *testing.T) {
 	if err := r.exit(); err != nil {
 		t.Fatalf("exit: %v", err)
 	}
+	for range d.msgs { // until the relay closed the link
+	}
+	if !d.ended {
+		t.Fatal("the relay closed the link at the end of stdin without ending the session (mcpline.End)")
+	}
+}
+
+// TestRelayAnswersLinesThatAreNotJSON: a client line that does not begin
+// with '{' or '[' never reaches the link, where it could pass for a control
+// line (mcpline.End): the relay answers it with a parse error, and the
+// session goes on.
+func TestRelayAnswersLinesThatAreNotJSON(t *testing.T) {
+	fd := newFakeDaemon(t)
+	var sent sendLog
+	r := startRelay(t, Config{Ensure: fd.ensure, sent: sent.add})
+	d := fd.accept(t)
+	r.send(clientInit)
+	init := d.recv()
+	d.send(`{"jsonrpc":"2.0","id":` + idOf(init) + `,"result":{"protocolVersion":"2025-06-18"}}`)
+	r.recv()
+	for _, bad := range []string{mcpline.End, "  end", "hello"} {
+		r.send(bad)
+		if got := r.recv(); dig(got, "error", "code") != -32700.0 || got["id"] != nil {
+			t.Fatalf("answer to %q: %v, want a parse error with id null", bad, got)
+		}
+	}
+	d.settled(r)
+	if got := sent.all(); len(got) != 1 {
+		t.Fatalf("the relay put %q on the link, want only the initialize", got)
+	}
+	r.send(`{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+	if got := d.recv(); got["method"] != "ping" {
+		t.Fatalf("daemon got %v, want the ping (the session goes on)", got)
+	}
+	r.exit()
 }
 
 // TestRelayDaemonRestart: the daemon drops mid-request. The request gets a
@@ -252,7 +304,7 @@ func TestRelayDaemonRestart(t *testing.T) {
 	r.send(`{"jsonrpc":"2.0","id":"call-7","method":"tools/call","params":{"name":"observe","arguments":{"what":"page"}}}`)
 	d.recv()
 
-	d.c.CloseNow() // the daemon dies with call-7 in flight
+	d.c.Close() // the daemon dies with call-7 in flight
 	lost := r.recv()
 	if lost["id"] != "call-7" || dig(lost, "error", "code") != float64(codeDaemonLost) || dig(lost, "error", "data", "code") != "daemon_restarted" {
 		t.Fatalf("in-flight answer: %v", lost)
@@ -298,7 +350,7 @@ func TestRelayResumedSessionNotice(t *testing.T) {
 	r.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	d.recv()
 	fd.resumed.Store(true)
-	d.c.CloseNow()
+	d.c.Close()
 	r.recv() // the error for the initialize that was never answered
 	d2 := fd.accept(t)
 	d2.recv()

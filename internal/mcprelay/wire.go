@@ -75,6 +75,14 @@ var (
 		Message: "invalid request: the message is longer than 64 MiB and was dropped",
 		Data:    errData{Code: "message_too_large"},
 	}
+	// errNotJSON answers a line that does not begin with '{' or '[': no
+	// JSON-RPC message, answered here so that only JSON reaches the
+	// daemon's link (mcpline.Forwardable).
+	errNotJSON = rpcErr{
+		Code:    -32700,
+		Message: "parse error: the message is not valid JSON; send one JSON-RPC message per line",
+		Data:    errData{Code: "parse_error"},
+	}
 )
 
 // errBadID answers a request whose id MCP does not allow. JSON-RPC answers

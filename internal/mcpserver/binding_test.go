@@ -33,19 +33,19 @@ func (f *fixture) postAs(t *testing.T, cred, sid, body string) (int, []map[strin
 
 const healthCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"configure","arguments":{"what":"health"}}}`
 
-// Issue 27, item 4, over /ws/mcp: a relay that presents another client's
+// Issue 27, item 4, over the relay's link: a relay that presents another client's
 // session id — without its resume key, with a wrong one — gets a session
 // of its own; the owner's session is not joined, not taken over and still
 // answers its owner. Only the key the daemon handed the owner resumes it.
 func TestStdioSessionCannotBeJoinedByItsID(t *testing.T) {
 	f := newFixture(t, nil)
-	owner := f.ws(t, "")
+	owner := f.link(t, "")
 	owner.initialize()
 	if owner.key == "" || owner.resumed {
 		t.Fatalf("a new session comes with its resume key: %+v", owner)
 	}
 	for _, hint := range []string{owner.session, owner.session + ".", owner.session + "." + session.NewKey()} {
-		intruder := f.ws(t, hint)
+		intruder := f.link(t, hint)
 		if intruder.resumed || intruder.session == owner.session {
 			t.Fatalf("hint %q joined the owner's session", hint)
 		}

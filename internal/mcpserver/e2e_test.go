@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gasoline-mcp/gasoline/internal/extid"
@@ -19,7 +18,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/state"
 )
 
-// TestGuardEndToEnd: /mcp and /ws/mcp on the real daemon refuse a missing
+// TestGuardEndToEnd: /mcp on the real daemon refuses a missing
 // credential (401), a wrong one, a non-loopback Host or a foreign Origin
 // (403), and accept a loopback page's Origin with the agent credential.
 func TestGuardEndToEnd(t *testing.T) {
@@ -66,16 +65,6 @@ func TestGuardEndToEnd(t *testing.T) {
 			resp.Body.Close()
 			if resp.StatusCode != tt.want {
 				t.Errorf("/mcp: %d, want %d", resp.StatusCode, tt.want)
-			}
-			if tt.want == http.StatusOK {
-				return
-			}
-			if tt.host != "" {
-				hdr.Set("Host", tt.host)
-			}
-			_, wresp, err := websocket.Dial(context.Background(), "ws"+strings.TrimPrefix(d.url("/ws/mcp"), "http"), &websocket.DialOptions{HTTPHeader: hdr, Host: tt.host})
-			if err == nil || wresp == nil || wresp.StatusCode != tt.want {
-				t.Errorf("/ws/mcp: %v %v, want %d", err, wresp, tt.want)
 			}
 		})
 	}

@@ -15,20 +15,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/gasoline-mcp/gasoline/internal/creds"
 	"github.com/gasoline-mcp/gasoline/internal/httpguard"
+	"github.com/gasoline-mcp/gasoline/internal/mcpline"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
 )
 
-// fixture is an in-process Server on an httptest server (/mcp, /ws/mcp,
-// no guard: the guard is tested end to end on the real daemon).
+// fixture is an in-process Server on an httptest server (/mcp, no guard:
+// the guard is tested end to end on the real daemon) and a loopback
+// listener for the relay's link (ServeLink, with testCreds).
 type fixture struct {
-	s    *Server
-	srv  *httptest.Server
-	stop func() // stops the server and waits (idempotent); cleanup calls it too
+	s      *Server
+	srv    *httptest.Server
+	linkLn net.Listener
+	stop   func() // stops the server and waits (idempotent); cleanup calls it too
 	// served, when set, hears of each /mcp request once the daemon's
 	// handler returned (afterServed).
 	served atomic.Pointer[func(*http.Request)]
@@ -39,7 +41,7 @@ type fixture struct {
 // (a stream it held is released).
 func (f *fixture) afterServed(fn func(*http.Request)) { f.served.Store(&fn) }
 
-func newFixture(t *testing.T, opts *Options) *fixture {
+func newFixture(t testing.TB, opts *Options) *fixture {
 	t.Helper()
 	if opts == nil {
 		opts = &Options{}
@@ -70,14 +72,30 @@ func newFixture(t *testing.T, opts *Options) *fixture {
 			(*fn)(r)
 		}
 	}))
-	mux.Handle("GET /ws/mcp", asAgent(s.WSHandler()))
 	srv := httptest.NewUnstartedServer(mux)
 	srv.Config.BaseContext = func(net.Listener) context.Context { return ctx }
 	srv.Start()
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var links sync.WaitGroup
+	links.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			links.Go(func() { s.ServeLink(ctx, c, testCreds{}) })
+		}
+	})
+	f.linkLn = ln
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {
 			cancel()
+			ln.Close()
+			links.Wait()
 			s.Wait()
 			srv.Close()
 		})
@@ -101,6 +119,28 @@ func asAgent(h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r.WithContext(httpguard.WithIdentity(r.Context(), id)))
 	})
+}
+
+// Credentials of testCreds: the agent's, the link's (a valid credential
+// of another role) and a remote agent's ("remote:" + its name).
+const (
+	agentTok = "agent-credential"
+	linkTok  = "link-credential"
+)
+
+// testCreds stands in for the daemon's creds.Set on the link.
+type testCreds struct{}
+
+func (testCreds) Identify(tok string) creds.Identity {
+	switch {
+	case tok == agentTok:
+		return creds.Identity{Role: creds.Agent, Principal: creds.PrincipalAgent}
+	case tok == linkTok:
+		return creds.Identity{Role: creds.Link}
+	case strings.HasPrefix(tok, "remote:"):
+		return creds.Identity{Role: creds.Remote, Principal: tok, Name: tok[len("remote:"):]}
+	}
+	return creds.Identity{Role: creds.None}
 }
 
 // codeNoApprover is refuseGate's code.
@@ -152,10 +192,11 @@ func structured(t *testing.T, res *mcp.CallToolResult) map[string]any {
 	return m
 }
 
-// wsClient speaks raw JSON-RPC on /ws/mcp.
-type wsClient struct {
+// linkClient speaks raw JSON-RPC on the relay's link, as the relay does.
+type linkClient struct {
 	t       *testing.T
-	c       *websocket.Conn
+	c       net.Conn
+	br      *bufio.Reader
 	session string
 	key     string // the resume key the daemon handed (a new session only)
 	resumed bool
@@ -163,43 +204,62 @@ type wsClient struct {
 
 // handle is what resumes the session: its id and resume key, as the relay
 // keeps them ("ID.KEY").
-func (w *wsClient) handle() string { return w.session + "." + w.key }
+func (w *linkClient) handle() string { return w.session + "." + w.key }
 
-// ws dials /ws/mcp; hint is "" for a new session, or "ID.KEY" (a client's
-// handle) or a bare id to ask to resume.
-func (f *fixture) ws(t *testing.T, hint string) *wsClient {
+// dialLink connects to the fixture's link and sends hello, returning the
+// daemon's answer.
+func (f *fixture) dialLink(t *testing.T, h mcpline.Hello) (net.Conn, *bufio.Reader, mcpline.Answer) {
 	t.Helper()
-	hdr := http.Header{}
-	if id, key, ok := strings.Cut(hint, "."); ok {
-		hdr.Set(HeaderSession, id)
-		hdr.Set(HeaderResumeKey, key)
-	} else if hint != "" {
-		hdr.Set(HeaderSession, hint)
-	}
-	url := "ws" + strings.TrimPrefix(f.srv.URL, "http") + "/ws/mcp"
-	c, resp, err := websocket.Dial(context.Background(), url, &websocket.DialOptions{HTTPHeader: hdr})
+	c, err := net.Dial("tcp4", f.linkLn.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.SetReadLimit(MaxMessage)
-	t.Cleanup(func() { c.CloseNow() })
-	return &wsClient{t: t, c: c, session: resp.Header.Get(HeaderSession), key: resp.Header.Get(HeaderResumeKey), resumed: resp.Header.Get(HeaderResumed) == "true"}
+	t.Cleanup(func() { c.Close() })
+	if _, err := c.Write(mcpline.Marshal(h)); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	line, err := br.ReadBytes('\n')
+	c.SetReadDeadline(time.Time{})
+	var a mcpline.Answer
+	if err != nil || json.Unmarshal(line, &a) != nil {
+		t.Fatalf("hello answered %q (%v)", line, err)
+	}
+	return c, br, a
 }
 
-func (w *wsClient) send(msg string) {
+// link opens a link as the relay does; hint is "" for a new session, or
+// "ID.KEY" (a client's handle) or a bare id to ask to resume.
+func (f *fixture) link(t *testing.T, hint string) *linkClient {
+	t.Helper()
+	h := mcpline.Hello{Gasoline: mcpline.HelloKind, Credential: agentTok, Version: "test"}
+	h.Session, h.ResumeKey, _ = strings.Cut(hint, ".")
+	c, br, a := f.dialLink(t, h)
+	if a.Error != "" {
+		t.Fatalf("hello refused: %s", a.Error)
+	}
+	return &linkClient{t: t, c: c, br: br, session: a.Session, key: a.ResumeKey, resumed: a.Resumed}
+}
+
+func (w *linkClient) send(msg string) {
 	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := w.c.Write(ctx, websocket.MessageText, []byte(msg)); err != nil {
+	w.c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	if _, err := w.c.Write([]byte(msg + "\n")); err != nil {
 		w.t.Fatal(err)
 	}
 }
 
-func (w *wsClient) recv() map[string]any {
+// recvRaw returns the next line from the daemon.
+func (w *linkClient) recvRaw() ([]byte, error) {
+	w.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	defer w.c.SetReadDeadline(time.Time{})
+	return w.br.ReadBytes('\n')
+}
+
+func (w *linkClient) recv() map[string]any {
 	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_, data, err := w.c.Read(ctx)
+	data, err := w.recvRaw()
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -210,16 +270,25 @@ func (w *wsClient) recv() map[string]any {
 	return m
 }
 
+// close drops the connection as a relay that loses it would.
+func (w *linkClient) close() { w.c.Close() }
+
+// end says the client ended the session, as the relay does at stdin's end.
+func (w *linkClient) end() {
+	w.send(mcpline.End)
+	w.c.Close()
+}
+
 // roundTrip sends a request and returns the next message (the answer:
 // these tests send one request at a time).
-func (w *wsClient) roundTrip(msg string) map[string]any {
+func (w *linkClient) roundTrip(msg string) map[string]any {
 	w.send(msg)
 	return w.recv()
 }
 
 const initMsg = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
 
-func (w *wsClient) initialize() {
+func (w *linkClient) initialize() {
 	w.t.Helper()
 	if got := w.roundTrip(initMsg); got["result"] == nil {
 		w.t.Fatalf("initialize: %v", got)

@@ -7,7 +7,7 @@ import (
 
 // sdkLogger is the logger handed to the go-sdk: its warnings and errors
 // reach the daemon log, its chatter (per-session info lines, which
-// middleware and the WebSocket handler already log) does not. The one
+// middleware and the link handler already log) does not. The one
 // record that can quote a message's contents — jsonrpc2 internal errors
 // print the offending result — keeps its message but not its error.
 func sdkLogger(l *slog.Logger) *slog.Logger {

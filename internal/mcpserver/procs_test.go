@@ -17,7 +17,9 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -33,8 +35,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv("GASOLINE_TESTHOST") == "1" {
-		os.Exit(testHost(os.Args[1:]))
+	if os.Getenv("GASOLINE_TESTHOST") == "1" && !slices.ContainsFunc(os.Args, func(a string) bool { return strings.HasPrefix(a, "-test.fuzzworker") }) {
+		os.Exit(testHost(os.Args[1:])) // a fuzz worker inherits the variable, and is no test host
 	}
 	// Children (and the daemons a relay child spawns) are test hosts.
 	os.Setenv("GASOLINE_TESTHOST", "1")

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/coder/websocket"
 )
 
 // TestHTTPResumeWithLastEventID: an HTTP client whose connection drops
@@ -106,21 +104,21 @@ func (f *fixture) httpSessionVersion(t *testing.T, v string) string {
 	return sid
 }
 
-// A stdio session ends when its relay says the client ended it (close
-// status CloseSessionEnd: stdin reached its end); any other end of the
+// A stdio session ends when its relay says the client ended it (the
+// control line mcpline.End: stdin reached its end); any other end of the
 // connection keeps it for the client to resume.
 func TestStdioSessionEndsOnlyWhenTheClientEndsIt(t *testing.T) {
 	f := newFixture(t, nil)
-	kept := f.ws(t, "")
+	kept := f.link(t, "")
 	kept.initialize()
-	kept.c.Close(websocket.StatusNormalClosure, "reconnecting")
-	again := f.ws(t, kept.handle())
+	kept.close()
+	again := f.link(t, kept.handle())
 	if !again.resumed || again.session != kept.session {
 		t.Fatalf("a dropped connection lost its session (resumed=%v)", again.resumed)
 	}
 	again.initialize()
 	sess := f.s.SessionManager().Get(again.session)
-	again.c.Close(CloseSessionEnd, "client done")
+	again.end()
 	select {
 	case <-sess.Done():
 	case <-time.After(10 * time.Second):

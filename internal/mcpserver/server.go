@@ -1,6 +1,7 @@
 // Package mcpserver is Gasoline's MCP surface in the daemon: the one
 // *mcp.Server (go-sdk) that both transports share — streamable HTTP on /mcp
-// and the WebSocket /ws/mcp that `gasoline-host --mcp` relays stdio onto —
+// and the line link (link.go) that the stdio relay (gasoline-mcp,
+// `gasoline-host --mcp`) relays stdio onto —
 // the dispatcher that validates, classifies and runs every tool call, and
 // the session manager behind async results.
 package mcpserver
@@ -19,6 +20,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/gasoline-mcp/gasoline/internal/mcpline"
 	"github.com/gasoline-mcp/gasoline/internal/routine"
 	"github.com/gasoline-mcp/gasoline/internal/session"
 	"github.com/gasoline-mcp/gasoline/internal/tools"
@@ -60,6 +62,11 @@ type Options struct {
 	// Sessions configures the session manager (TTL, result retention, clock).
 	Sessions session.Options
 	Logger   *slog.Logger
+
+	// Bounds of the relay's link, for tests: a line (default MaxMessage)
+	// and the wait for a hello (default mcpline.HelloTimeout).
+	linkMax   int
+	linkHello time.Duration
 }
 
 // Daemon is what the daemon reports about itself.
@@ -151,6 +158,12 @@ func New(ctx context.Context, opts *Options) (*Server, error) {
 		s.opts.Daemon = func() Daemon { return Daemon{PID: os.Getpid(), StartedAt: s.started} }
 	}
 	s.log = s.opts.Logger
+	if s.opts.linkMax <= 0 {
+		s.opts.linkMax = MaxMessage
+	}
+	if s.opts.linkHello <= 0 {
+		s.opts.linkHello = mcpline.HelloTimeout
+	}
 	if s.opts.Sessions.Logger == nil {
 		s.opts.Sessions.Logger = s.log
 	}
@@ -190,7 +203,7 @@ func (s *Server) lifetime(ctx context.Context) {
 	<-ctx.Done()
 	var wg sync.WaitGroup
 	for ss := range s.mcp.Sessions() {
-		wg.Go(func() { ss.Close() }) // a WebSocket close waits for its peer, bounded
+		wg.Go(func() { ss.Close() }) // an HTTP stream's close waits for its peer, bounded
 	}
 	wg.Wait()
 	s.watchers.Wait()

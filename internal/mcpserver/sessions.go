@@ -48,7 +48,7 @@ func errorCode(err error) int64 {
 }
 
 // onInitialize records the client. A session the daemon has not seen yet
-// came over streamable HTTP (the WebSocket handler registers stdio sessions
+// came over streamable HTTP (the link handler registers stdio sessions
 // before connecting); it is bound to the credential that made it
 // (TokenInfo, set by the HTTP handler from the guard's identity) and lives
 // as long as the SDK keeps it. A session revived after a restart

@@ -9,7 +9,7 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/session"
 )
 
-// protocolCases are answered alike on /ws/mcp and /mcp.
+// protocolCases are answered alike on the relay's link and /mcp.
 var protocolCases = []struct {
 	name, send string
 	code       float64 // 0: no answer expected
@@ -22,9 +22,9 @@ var protocolCases = []struct {
 	{"unknown notification", `{"jsonrpc":"2.0","method":"notifications/nope"}`, 0, nil},
 }
 
-func TestWSProtocolErrorsKeepTheSession(t *testing.T) {
+func TestLinkProtocolErrorsKeepTheSession(t *testing.T) {
 	f := newFixture(t, nil)
-	w := f.ws(t, "")
+	w := f.link(t, "")
 	w.initialize()
 	for _, tt := range protocolCases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,7 +77,7 @@ func TestHTTPUnknownSessionSaysWhatToDo(t *testing.T) {
 
 func TestSessionCounts(t *testing.T) {
 	f := newFixture(t, nil)
-	w := f.ws(t, "")
+	w := f.link(t, "")
 	w.initialize()
 	f.httpSession(t)
 	f.httpSession(t)
@@ -87,7 +87,7 @@ func TestSessionCounts(t *testing.T) {
 	}
 	info := f.s.sessions.Get(w.session).Info()
 	if info.Transport != session.Stdio || info.Client.Name != "raw" || info.State != session.Ready {
-		t.Fatalf("ws session %+v", info)
+		t.Fatalf("stdio session %+v", info)
 	}
 }
 
@@ -106,12 +106,12 @@ func TestClientVanishesMidCall(t *testing.T) {
 			return nil, ctx.Err()
 		}
 	})
-	a, b := f.ws(t, ""), f.ws(t, "")
+	a, b := f.link(t, ""), f.link(t, "")
 	a.initialize()
 	b.initialize()
 	a.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"observe","arguments":{"what":"page","timeout_ms":60000}}}`)
 	<-started
-	a.c.CloseNow() // vanish mid-call
+	a.close() // vanish mid-call
 
 	got := b.roundTrip(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"configure","arguments":{"what":"health"}}}`)
 	if dig(got, "result", "structuredContent", "caller", "session_id") != b.session {
@@ -124,7 +124,7 @@ func TestClientVanishesMidCall(t *testing.T) {
 		<-c.Done()
 	}
 
-	a2 := f.ws(t, a.handle())
+	a2 := f.link(t, a.handle())
 	if !a2.resumed || a2.session != a.session {
 		t.Fatalf("resume: session %s resumed %v, want %s true", a2.session, a2.resumed, a.session)
 	}
@@ -140,7 +140,7 @@ func TestClientVanishesMidCall(t *testing.T) {
 		t.Fatalf("command_result after resume: %v", res)
 	}
 	// A hint the daemon does not know starts a fresh session.
-	if c := f.ws(t, "unknown-session"); c.resumed || c.session == "unknown-session" {
+	if c := f.link(t, "unknown-session"); c.resumed || c.session == "unknown-session" {
 		t.Fatalf("unknown hint: %+v", c)
 	}
 }

@@ -13,7 +13,8 @@ const Version = 1
 
 // MaxMessage is the largest message on any of Gasoline's links, 64 MiB:
 // a native-messaging message (the host chunks and reassembles it), the
-// host↔daemon and /ws/mcp WebSockets, and a line of the stdio MCP relay.
+// host↔daemon WebSocket, and a line of the stdio MCP relay (on stdin and
+// on its link to the daemon).
 // CDP results (screenshots) are the large ones. It is the one definition:
 // every reader's limit is this constant, and the extension's
 // MAX_MESSAGE_BYTES (extension/lib/chunks.js) is held to it by

@@ -11,7 +11,7 @@ import (
 // A session belongs to the client that made it (issue 27, item 4): the
 // credential it came with and its transport, and for stdio the resume key
 // its relay was handed. Another connection that presents the session's id
-// — over /ws/mcp, or as Mcp-Session-Id over HTTP — with another
+// — on the stdio relay's link, or as Mcp-Session-Id over HTTP — with another
 // credential, another transport or without the key gets ErrNotYours, and
 // the transports answer it as they answer an unknown id: the session is
 // neither resumed nor joined, and whether it exists is not told.

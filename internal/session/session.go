@@ -27,7 +27,7 @@ type Transport string
 
 // The transports.
 const (
-	Stdio Transport = "stdio" // gasoline-host --mcp, relayed over /ws/mcp
+	Stdio Transport = "stdio" // gasoline-mcp, gasoline-host --mcp: the relay's link
 	HTTP  Transport = "http"  // streamable HTTP on /mcp
 )
 
