@@ -279,7 +279,9 @@ func (l *Link) part(params json.RawMessage) {
 		l.log.Debug("extlink: reply part for no call that asked for it dropped", "id", p.ID)
 		return
 	}
-	c.parts.Add(p.Part)
+	if !c.parts.Add(p.Part) {
+		l.log.Warn("extlink: reply part over the bound dropped", "id", p.ID, "max", protocol.MaxParts)
+	}
 }
 
 // request answers one of the extension's requests. hello, ping and the

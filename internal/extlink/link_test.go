@@ -264,6 +264,17 @@ func TestReplyPartsReachTheirCall(t *testing.T) {
 	send(t, ext, protocol.Message{ID: req.ID, Result: json.RawMessage(`{"ok":true}`)})
 	require.JSONEq(t, `{"ok":true}`, string(<-res))
 
+	// A call holds at most protocol.MaxParts parts; more are dropped.
+	ctx, parts = protocol.WithParts(t.Context())
+	go func() { r, _ := l.Call(ctx, "cdp.sequence", nil); res <- r }()
+	req = recv(t, ext)
+	for i := range protocol.MaxParts + 5 {
+		part(req.ID, fmt.Sprintf(`{"step":%d}`, i))
+	}
+	send(t, ext, protocol.Message{ID: req.ID, Result: json.RawMessage(`{}`)})
+	<-res
+	require.Len(t, parts.All(), protocol.MaxParts)
+
 	send(t, ext, protocol.Message{Method: "tabs.updated", Params: []byte(`{}`)})
 	require.Equal(t, "tabs.updated", <-events, "parts are not events of the extension's")
 }

@@ -44,11 +44,20 @@ func PartsOf(ctx context.Context) *Parts {
 	return p
 }
 
-// Add records a part (the link's reader, before the reply).
-func (p *Parts) Add(part json.RawMessage) {
+// MaxParts bounds the parts one call collects: a cdp.sequence has at most
+// 16 steps, each sent ahead at most once.
+const MaxParts = 16
+
+// Add records a part (the link's reader, before the reply); it reports
+// false, keeping nothing, once the call holds MaxParts.
+func (p *Parts) Add(part json.RawMessage) bool {
 	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.all) >= MaxParts {
+		return false
+	}
 	p.all = append(p.all, part)
-	p.mu.Unlock()
+	return true
 }
 
 // All returns the parts collected, in arrival order.
