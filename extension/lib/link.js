@@ -248,8 +248,8 @@ export class Link {
 
   async serve(id, method, params) {
     let outcome;
-    // part sends part of this request's reply ahead of it (PROTOCOL.md
-    // "Parts of a reply"); false when it could not go, and the part then
+    // part sends part of this request's reply ahead of it (the reply.part
+    // event, PROTOCOL.md); false when it could not go, and the part then
     // stays in the reply.
     const part = (value) => {
       const msg = { method: 'reply.part', params: { id, part: value } };

@@ -9,8 +9,8 @@ import (
 // EventReplyPart carries part of a reply ahead of the reply itself: the
 // extension sends a cdp.sequence step marked ahead (a screenshot's image)
 // as soon as it is in, while later steps (the mask check) still run, and
-// the reply names the step {ahead: true} (PROTOCOL.md, "Parts of a
-// reply"). Its params are a ReplyPart. The link sends it before the reply
+// the reply names the step {ahead: true} (PROTOCOL.md, "Events from the
+// extension"). Its params are a ReplyPart. The link sends it before the reply
 // it belongs to, so a reply finds every part of it already in.
 const EventReplyPart = "reply.part"
 
