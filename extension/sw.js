@@ -60,7 +60,7 @@ const connector = new Connector({
     browser: browserName(navigator),
     ...(await identify()),
   }),
-  onRequest: (method, params) => relay.handle(method, params),
+  onRequest: (method, params, reply) => relay.handle(method, params, reply),
   onEvent: (method, params) =>
     panels.event(method, params) || log(`event ${method} ignored`),
   onState: (state, detail) => {

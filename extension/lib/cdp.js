@@ -51,7 +51,7 @@ export class CdpMethods {
       'cdp.detach': (p) => this.detach(p),
       'cdp.detach_all': async () => ({ tab_ids: await this.detachAll() }),
       'cdp.send': (p) => this.send(p),
-      'cdp.sequence': (p) => this.sequence(p),
+      'cdp.sequence': (p, reply) => this.sequence(p, reply),
     };
   }
 
@@ -67,11 +67,15 @@ export class CdpMethods {
    * others are answered (with the last of them when it has overlap), and
    * the answer does not wait for them (their
    * results read {background: true}); the tab's next command is not sent
-   * before they are (issue), and a failure among them is logged.
+   * before they are (issue), and a failure among them is logged. The
+   * result of a step marked ahead goes up through reply.part as soon as
+   * the steps after it are sent (a screenshot's image travels while the
+   * mask check runs); its result then reads {ahead: true}.
+   * @param {{part?: (value: object) => boolean}} [reply]
    * @returns {Promise<{results: Array<object>}>} per step {result},
-   *   {error}, {skipped: true} or {background: true}
+   *   {error}, {skipped: true}, {background: true} or {ahead: true}
    */
-  async sequence(p) {
+  async sequence(p, reply = {}) {
     const tabId = need.tabId(p);
     await this.texts.keep(p.texts);
     const steps = need.steps(p).map((s) => this.texts.resolve(s, p.texts));
@@ -113,19 +117,43 @@ export class CdpMethods {
       const go = behind.filter((_, k) => sent[k]);
       if (go.length > 0) this.background(tabId, go, run);
     };
+    let ahead = []; // indexes of results to send ahead
+    const sendAhead = () => {
+      for (const k of ahead) {
+        if (reply.part?.({ step: k, result: results[k].result })) {
+          results[k] = { ahead: true };
+        }
+      }
+      ahead = [];
+    };
     for (let i = 0; i < awaited.length; i++) {
       const batch = [awaited[i]];
       const together = awaited[i].overlap && i + 1 < awaited.length;
       if (together) batch.push(awaited[++i]);
-      const running = batch.map((s) => (runs(s) ? run(s) : null));
+      const issued = [];
+      const running = batch.map((s) => {
+        if (!runs(s)) return null;
+        let go;
+        issued.push(new Promise((resolve) => (go = resolve)));
+        const d = run(s, { onIssued: go });
+        d.then(go); // refused before it was sent
+        return d;
+      });
       // The last awaited step with overlap: the background steps go with
       // it, and the answer still waits for it alone.
       if (!together && awaited[i].overlap && behind.length > 0) sendBehind();
-      for (const d of await Promise.all(running)) {
+      if (ahead.length > 0) {
+        await Promise.all(issued); // the results go once the commands did
+        sendAhead();
+      }
+      const done = await Promise.all(running);
+      done.forEach((d, k) => {
+        if (d && !d.failed && batch[k].ahead) ahead.push(results.length);
         results.push(d ? d.out : { skipped: true });
         if (d?.failed) stopped = true;
-      }
+      });
     }
+    sendAhead();
     if (sent === null) sendBehind();
     behind.forEach((_, k) => {
       results.push(sent[k] ? { background: true } : { skipped: true });

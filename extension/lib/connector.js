@@ -18,7 +18,7 @@ export class Connector {
    * @param {object} opts
    * @param {() => chrome.runtime.Port} opts.connect opens a native port
    * @param {() => (object|Promise<object>)} opts.hello the hello params
-   * @param {(method: string, params: object) => Promise<unknown>} opts.onRequest
+   * @param {(method: string, params: object, reply: {part: (value: object) => boolean}) => Promise<unknown>} opts.onRequest
    * @param {(method: string, params: unknown) => void} [opts.onEvent]
    *   events other than the host's link.* ones
    * @param {(state: string, detail: object) => void} [opts.onState] link

@@ -73,8 +73,9 @@ export class Link {
   /**
    * @param {chrome.runtime.Port} port an open native port
    * @param {object} opts
-   * @param {(method: string, params: object) => Promise<unknown>} opts.onRequest
-   *   serves the peer's requests; throw a ProtocolError to answer an error
+   * @param {(method: string, params: object, reply: {part: (value: object) => boolean}) => Promise<unknown>} opts.onRequest
+   *   serves the peer's requests; throw a ProtocolError to answer an error;
+   *   reply.part sends part of the reply ahead of it
    * @param {(method: string, params: unknown) => void} [opts.onEvent]
    * @param {(reason: string) => void} [opts.onClose] called once
    * @param {() => (string|undefined)} [opts.lastError] chrome.runtime.lastError text
@@ -247,8 +248,19 @@ export class Link {
 
   async serve(id, method, params) {
     let outcome;
+    // part sends part of this request's reply ahead of it (the reply.part
+    // event, PROTOCOL.md); false when it could not go, and the part then
+    // stays in the reply.
+    const part = (value) => {
+      const msg = { method: 'reply.part', params: { id, part: value } };
+      return !this.closed && !this.unsendable(msg, `a part of ${method}`)
+        ? this.post(msg)
+        : false;
+    };
     try {
-      outcome = { result: (await this.onRequest(method, params)) ?? {} };
+      outcome = {
+        result: (await this.onRequest(method, params, { part })) ?? {},
+      };
     } catch (err) {
       outcome = { error: asProtocolError(err, method) };
     }

@@ -77,7 +77,13 @@ export function oneOf(params, name, choices) {
   return v;
 }
 
-const STEP_FLAGS = ['always', 'stop_on_exception', 'overlap', 'background'];
+const STEP_FLAGS = [
+  'always',
+  'stop_on_exception',
+  'overlap',
+  'background',
+  'ahead',
+];
 
 /**
  * cdp.sequence's steps: 1 to 16 CDP commands, each {method, params?,
@@ -99,6 +105,9 @@ export function steps(params) {
       throw badRequest(
         'background steps must come last (after every other step)',
       );
+    }
+    if (s.background === true && s.ahead === true) {
+      throw badRequest('a background step has no result to send ahead');
     }
     background = s.background === true;
   }

@@ -102,14 +102,18 @@ export class Relay {
     return this.ready;
   }
 
-  /** Serves one request; throws a ProtocolError on failure. */
-  async handle(method, params) {
+  /**
+   * Serves one request; throws a ProtocolError on failure.
+   * @param {{part?: (value: object) => boolean}} [reply] sends part of the
+   *   reply ahead of it (cdp.sequence's steps marked ahead)
+   */
+  async handle(method, params, reply = {}) {
     const fn = Object.hasOwn(this.methods, method)
       ? this.methods[method]
       : null;
     if (!fn) throw unknownMethod(method);
     await this.start();
-    return fn(params ?? {});
+    return fn(params ?? {}, reply);
   }
 
   /** chrome.debugger.onDetach */

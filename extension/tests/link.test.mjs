@@ -279,3 +279,30 @@ test('a flood of dropped events logs a bounded number of lines', () => {
   assert.equal(link.dropped, 1000);
   assert.equal(log.lines.length, 10 + 10); // the first ten, then every 100th
 });
+
+test('a part of a reply goes ahead of the reply, or stays in it', async () => {
+  const { port, link } = setup({
+    maxBytes: 200,
+    onRequest: async (method, params, reply) => ({
+      sent: reply.part({ step: 0, result: params.part }),
+    }),
+  });
+  port.deliver({ id: 5, method: 'cdp.sequence', params: { part: 'img' } });
+  await flush();
+  assert.deepEqual(port.sent, [
+    {
+      method: 'reply.part',
+      params: { id: 5, part: { step: 0, result: 'img' } },
+    },
+    { id: 5, result: { sent: true } },
+  ]);
+  // Too big to go on its own: part says so, and the caller keeps it.
+  port.deliver({
+    id: 6,
+    method: 'cdp.sequence',
+    params: { part: 'x'.repeat(300) },
+  });
+  await flush();
+  assert.deepEqual(port.sent.slice(2), [{ id: 6, result: { sent: false } }]);
+  assert.equal(link.closed, false);
+});

@@ -625,3 +625,67 @@ test('background steps go with the last awaited step when it has overlap', async
     { background: true },
   ]);
 });
+
+test('cdp.sequence sends a step marked ahead once the next steps are sent', async () => {
+  const { c, relay } = setup();
+  c.sendHooks.push((t, m) =>
+    m === 'Page.captureScreenshot' ? { data: 'aW1n' } : undefined,
+  );
+  const sends = () => c.calls.filter((x) => x[0] === 'send').map((x) => x[2]);
+  const parts = [];
+  const part = (value) => {
+    parts.push({ value, sent: sends() });
+    return true;
+  };
+  const steps = [
+    { method: 'Page.captureScreenshot', ahead: true },
+    {
+      method: 'Runtime.evaluate',
+      params: { expression: 'held' },
+      overlap: true,
+    },
+    { method: 'Page.enable', always: true, background: true },
+  ];
+  const r = await relay.handle('cdp.sequence', { tab_id: 5, steps }, { part });
+  assert.deepEqual(r.results, [
+    { ahead: true },
+    { result: { result: { value: 'held' } } },
+    { background: true },
+  ]);
+  assert.equal(parts.length, 1);
+  assert.deepEqual(parts[0].value, { step: 0, result: { data: 'aW1n' } });
+  assert.deepEqual(
+    parts[0].sent.slice(-3),
+    ['Page.captureScreenshot', 'Runtime.evaluate', 'Page.enable'],
+    'the image goes once the check and the release are sent',
+  );
+
+  // A part that could not go stays in the reply; a failed step sends none.
+  const kept = await relay.handle(
+    'cdp.sequence',
+    { tab_id: 5, steps },
+    { part: () => false },
+  );
+  assert.deepEqual(kept.results[0], { result: { data: 'aW1n' } });
+  c.sendHooks.unshift((t, m) => {
+    if (m === 'Page.captureScreenshot') throw new Error('no frame');
+    return undefined;
+  });
+  parts.length = 0;
+  const failed = await relay.handle(
+    'cdp.sequence',
+    { tab_id: 5, steps },
+    { part },
+  );
+  assert.equal(parts.length, 0);
+  assert.equal(failed.results[0].error.code, 'cdp_error');
+  assert.deepEqual(failed.results[1], { skipped: true });
+
+  await assert.rejects(
+    relay.handle('cdp.sequence', {
+      tab_id: 5,
+      steps: [{ method: 'Page.stopScreencast', background: true, ahead: true }],
+    }),
+    { code: 'bad_request', message: /no result to send ahead/ },
+  );
+});

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/cdp/jsonv2"
@@ -32,6 +33,12 @@ type Step struct {
 	// Background), and the extension logs a failure. The tab's next
 	// command is sent after it. Background steps come last.
 	Background bool
+	// Ahead sends the step's result up the link as soon as it is in,
+	// while the steps after it run (protocol.EventReplyPart): a
+	// screenshot's image travels while the mask check runs. Sequence
+	// returns it with the others, once the whole sequence has answered;
+	// a sequence that fails returns none of it.
+	Ahead bool
 	// Child runs the step in that child session of the tab (an
 	// out-of-process iframe) instead of the Session's own.
 	Child string
@@ -86,6 +93,7 @@ type seqStep struct {
 	StopOnException bool            `json:"stop_on_exception,omitempty"`
 	Overlap         bool            `json:"overlap,omitempty"`
 	Background      bool            `json:"background,omitempty"`
+	Ahead           bool            `json:"ahead,omitempty"`
 	ExpressionText  string          `json:"expression_text,omitempty"`
 }
 
@@ -101,7 +109,14 @@ type seqReply struct {
 		Error      *protocol.Error `json:"error"`
 		Skipped    bool            `json:"skipped"`
 		Background bool            `json:"background"`
+		Ahead      bool            `json:"ahead"`
 	} `json:"results"`
+}
+
+// seqPart is a step's result sent ahead of the reply (Step.Ahead).
+type seqPart struct {
+	Step   int             `json:"step"`
+	Result json.RawMessage `json:"result"`
 }
 
 // Sequence runs steps in the session's target in order, in one round trip
@@ -117,15 +132,27 @@ func (s *Session) Sequence(ctx context.Context, steps ...Step) ([]StepResult, er
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.caller.Call(ctx, "cdp.sequence", p)
+	ahead := slices.ContainsFunc(steps, func(st Step) bool { return st.Ahead })
+	call := func() (json.RawMessage, []json.RawMessage, error) {
+		cctx, parts := ctx, (*protocol.Parts)(nil)
+		if ahead {
+			cctx, parts = protocol.WithParts(ctx)
+		}
+		res, err := s.caller.Call(cctx, "cdp.sequence", p)
+		if parts == nil || err != nil {
+			return res, nil, err
+		}
+		return res, parts.All(), nil
+	}
+	res, parts, err := call()
 	if perr, ok := errors.AsType[*protocol.Error](err); ok && perr.Code == protocol.CodeUnknownText && len(texts) > 0 {
 		p.Texts = texts
-		res, err = s.caller.Call(ctx, "cdp.sequence", p)
+		res, parts, err = call()
 	}
 	if err != nil {
 		return nil, err
 	}
-	return decodeSequence(res, len(steps))
+	return decodeSequence(res, len(steps), parts)
 }
 
 // keepAbove is the expression length from which a step names its text.
@@ -163,13 +190,14 @@ func (s *Session) sequenceParams(steps []Step) (p seqParams, texts map[string]st
 			sid = st.Child
 		}
 		p.Steps[i] = seqStep{Method: st.Method, Params: raw, SessionID: sid, Always: st.Always,
-			StopOnException: st.StopOnException, Overlap: st.Overlap, Background: st.Background, ExpressionText: key}
+			StopOnException: st.StopOnException, Overlap: st.Overlap, Background: st.Background, Ahead: st.Ahead, ExpressionText: key}
 	}
 	return p, texts, nil
 }
 
-// decodeSequence decodes a cdp.sequence reply of n steps.
-func decodeSequence(res json.RawMessage, n int) ([]StepResult, error) {
+// decodeSequence decodes a cdp.sequence reply of n steps, with the
+// results its steps sent ahead of it (parts).
+func decodeSequence(res json.RawMessage, n int, parts []json.RawMessage) ([]StepResult, error) {
 	var r seqReply
 	if err := jsonv2.Unmarshal(res, &r, jsonv2.AllowInvalidUTF8(true)); err != nil { // as extlink decodes the envelope
 		return nil, fmt.Errorf("cdp: decoding a cdp.sequence reply: %w", err)
@@ -177,9 +205,24 @@ func decodeSequence(res json.RawMessage, n int) ([]StepResult, error) {
 	if len(r.Results) != n {
 		return nil, fmt.Errorf("cdp: cdp.sequence answered %d results for %d steps", len(r.Results), n)
 	}
+	sent := make(map[int]json.RawMessage, len(parts))
+	for _, raw := range parts {
+		var pt seqPart
+		if err := jsonv2.Unmarshal(raw, &pt, jsonv2.AllowInvalidUTF8(true)); err != nil {
+			return nil, fmt.Errorf("cdp: decoding a cdp.sequence step sent ahead: %w", err)
+		}
+		sent[pt.Step] = pt.Result
+	}
 	out := make([]StepResult, n)
 	for i, x := range r.Results {
 		out[i] = StepResult{Result: x.Result, Err: x.Error, Skipped: x.Skipped, Background: x.Background}
+		if x.Ahead {
+			res, ok := sent[i]
+			if !ok {
+				return nil, fmt.Errorf("cdp: cdp.sequence step %d was sent ahead, but its result never came", i)
+			}
+			out[i].Result = res
+		}
 	}
 	return out, nil
 }

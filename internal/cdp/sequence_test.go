@@ -151,3 +151,54 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// partsCaller answers like the extension does for a step marked ahead: its
+// result comes as a part before the reply, which names it {ahead: true}.
+type partsCaller struct {
+	params seqParams
+	parts  []string
+	reply  string
+}
+
+func (f *partsCaller) Call(ctx context.Context, _ string, params any) (json.RawMessage, error) {
+	f.params = params.(seqParams)
+	if p := protocol.PartsOf(ctx); p != nil {
+		for _, x := range f.parts {
+			p.Add(json.RawMessage(x))
+		}
+	}
+	return json.RawMessage(f.reply), nil
+}
+
+// A step marked Ahead asks the extension to send its result before the
+// reply; Sequence returns it in its place once the reply is in, and fails
+// when the reply names a result sent ahead that never came.
+func TestSequenceStepSentAhead(t *testing.T) {
+	fc := &partsCaller{
+		parts: []string{`{"step":1,"result":{"data":"aW1n"}}`},
+		reply: `{"results":[{"result":{}},{"ahead":true},{"result":{"result":{"type":"string","value":"ok"}}}]}`,
+	}
+	s := NewRouter().Session(fc, 7)
+	shot := NewStep(page.CaptureScreenshot, page.CaptureScreenshotParams{})
+	shot.Ahead = true
+	got, err := s.Sequence(t.Context(), Step{Method: "Page.enable"}, shot, Step{Method: runtime.Evaluate.Method})
+	require.NoError(t, err)
+	require.True(t, fc.params.Steps[1].Ahead)
+	require.False(t, fc.params.Steps[0].Ahead)
+	r, err := ResultOf(page.CaptureScreenshot, got[1])
+	require.NoError(t, err)
+	require.Equal(t, "img", string(r.Data))
+
+	fc.parts = nil
+	_, err = s.Sequence(t.Context(), Step{Method: "Page.enable"}, shot, Step{Method: runtime.Evaluate.Method})
+	require.ErrorContains(t, err, "never came")
+
+	// A reply that carries the result itself (an extension that does not
+	// send ahead) is taken as it is.
+	fc.reply = `{"results":[{"result":{}},{"result":{"data":"b3du"}},{"result":{}}]}`
+	got, err = s.Sequence(t.Context(), Step{Method: "Page.enable"}, shot, Step{Method: runtime.Evaluate.Method})
+	require.NoError(t, err)
+	r, err = ResultOf(page.CaptureScreenshot, got[1])
+	require.NoError(t, err)
+	require.Equal(t, "own", string(r.Data))
+}

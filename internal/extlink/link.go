@@ -73,13 +73,20 @@ type Link struct {
 	lastRecv atomic.Int64
 
 	mu      sync.Mutex
-	pending map[int64]chan result
+	pending map[int64]pendingCall
 	closed  error // non-nil once the link is closed
 	hello   *protocol.Hello
 	ready   chan struct{}
 
 	slots   chan struct{}  // one token per request being served
 	serving sync.WaitGroup // the request handlers; Serve waits for them
+}
+
+// pendingCall is a call waiting for its reply, and where the parts sent
+// ahead of that reply go (protocol.EventReplyPart; nil: dropped).
+type pendingCall struct {
+	ch    chan result
+	parts *protocol.Parts
 }
 
 type result struct {
@@ -96,7 +103,7 @@ func New(conn Conn, opts Options) *Link {
 	if opts.MaxServing <= 0 {
 		opts.MaxServing = DefaultMaxServing
 	}
-	return &Link{conn: conn, opts: opts, log: log, pending: map[int64]chan result{}, ready: make(chan struct{}),
+	return &Link{conn: conn, opts: opts, log: log, pending: map[int64]pendingCall{}, ready: make(chan struct{}),
 		slots: make(chan struct{}, opts.MaxServing)}
 }
 
@@ -168,7 +175,7 @@ func (l *Link) Call(ctx context.Context, method string, params any) (json.RawMes
 		l.mu.Unlock()
 		return nil, disconnected(method)
 	}
-	l.pending[id] = ch
+	l.pending[id] = pendingCall{ch: ch, parts: protocol.PartsOf(ctx)}
 	l.mu.Unlock()
 	defer l.forget(id)
 
@@ -215,10 +222,10 @@ func (l *Link) shutdown(cause error) {
 	l.mu.Lock()
 	l.closed = cause
 	pend := l.pending
-	l.pending = map[int64]chan result{}
+	l.pending = map[int64]pendingCall{}
 	l.mu.Unlock()
-	for _, ch := range pend {
-		ch <- result{err: disconnected("a command")}
+	for _, c := range pend {
+		c.ch <- result{err: disconnected("a command")}
 	}
 }
 
@@ -234,14 +241,16 @@ func (l *Link) handle(ctx context.Context, raw []byte) {
 	switch {
 	case m.IsReply():
 		l.mu.Lock()
-		ch := l.pending[m.ID]
+		c, ok := l.pending[m.ID]
 		delete(l.pending, m.ID)
 		l.mu.Unlock()
-		if ch == nil {
+		if !ok {
 			l.log.Debug("extlink: reply to unknown id", "id", m.ID)
 			return
 		}
-		ch <- result{raw: m.Result, err: m.Error}
+		c.ch <- result{raw: m.Result, err: m.Error}
+	case m.IsEvent() && m.Method == protocol.EventReplyPart:
+		l.part(m.Params)
 	case m.IsRequest():
 		l.request(ctx, &m)
 	case m.IsEvent():
@@ -250,6 +259,28 @@ func (l *Link) handle(ctx context.Context, raw []byte) {
 		}
 	default:
 		l.log.Warn("extlink: message of no known shape dropped", "bytes", len(raw))
+	}
+}
+
+// part hands a part sent ahead of its reply to the call waiting for it
+// (protocol.EventReplyPart). The reply comes after it on the same
+// connection, so the call has it by the time it returns; a part for no
+// call, or for one that did not ask, is dropped.
+func (l *Link) part(params json.RawMessage) {
+	var p protocol.ReplyPart
+	if err := jsonv2.Unmarshal(params, &p, jsonv2.AllowInvalidUTF8(true)); err != nil || p.ID == 0 || len(p.Part) == 0 {
+		l.log.Warn("extlink: malformed reply part dropped", "bytes", len(params))
+		return
+	}
+	l.mu.Lock()
+	c, ok := l.pending[p.ID]
+	l.mu.Unlock()
+	if !ok || c.parts == nil {
+		l.log.Debug("extlink: reply part for no call that asked for it dropped", "id", p.ID)
+		return
+	}
+	if !c.parts.Add(p.Part) {
+		l.log.Warn("extlink: reply part over the bound dropped", "id", p.ID, "max", protocol.MaxParts)
 	}
 }
 

@@ -229,3 +229,52 @@ func TestReplyWithTextThatIsNotUTF8(t *testing.T) {
 		cancel()
 	}
 }
+
+// A part of a reply sent ahead of it (protocol.EventReplyPart) reaches the
+// call whose context collects parts, before the call returns; a part for a
+// call that did not ask, for no call, or malformed is dropped, and the
+// link carries on. Parts never reach OnEvent.
+func TestReplyPartsReachTheirCall(t *testing.T) {
+	events := make(chan string, 8)
+	l, ext, _ := serve(t, Options{OnEvent: func(_ *Link, ev Event) { events <- ev.Method }})
+	helloReady(t, l, ext)
+
+	part := func(id int64, body string) {
+		p, _ := json.Marshal(protocol.ReplyPart{ID: id, Part: json.RawMessage(body)})
+		send(t, ext, protocol.Message{Method: protocol.EventReplyPart, Params: p})
+	}
+	ctx, parts := protocol.WithParts(t.Context())
+	res := make(chan json.RawMessage, 1)
+	go func() { r, _ := l.Call(ctx, "cdp.sequence", nil); res <- r }()
+	req := recv(t, ext)
+	part(req.ID, `{"step":1,"result":"a"}`)
+	part(req.ID+100, `{"step":9}`)                                                        // no such call
+	send(t, ext, protocol.Message{Method: protocol.EventReplyPart, Params: []byte(`{}`)}) // malformed
+	part(req.ID, `{"step":2,"result":"b"}`)
+	send(t, ext, protocol.Message{ID: req.ID, Result: json.RawMessage(`{"results":[]}`)})
+	require.JSONEq(t, `{"results":[]}`, string(<-res))
+	require.Len(t, parts.All(), 2)
+	require.JSONEq(t, `{"step":1,"result":"a"}`, string(parts.All()[0]))
+	require.JSONEq(t, `{"step":2,"result":"b"}`, string(parts.All()[1]))
+
+	// A call that collects none: its parts are dropped, its reply stands.
+	go func() { r, _ := l.Call(t.Context(), "cdp.sequence", nil); res <- r }()
+	req = recv(t, ext)
+	part(req.ID, `{"step":0,"result":"c"}`)
+	send(t, ext, protocol.Message{ID: req.ID, Result: json.RawMessage(`{"ok":true}`)})
+	require.JSONEq(t, `{"ok":true}`, string(<-res))
+
+	// A call holds at most protocol.MaxParts parts; more are dropped.
+	ctx, parts = protocol.WithParts(t.Context())
+	go func() { r, _ := l.Call(ctx, "cdp.sequence", nil); res <- r }()
+	req = recv(t, ext)
+	for i := range protocol.MaxParts + 5 {
+		part(req.ID, fmt.Sprintf(`{"step":%d}`, i))
+	}
+	send(t, ext, protocol.Message{ID: req.ID, Result: json.RawMessage(`{}`)})
+	<-res
+	require.Len(t, parts.All(), protocol.MaxParts)
+
+	send(t, ext, protocol.Message{Method: "tabs.updated", Params: []byte(`{}`)})
+	require.Equal(t, "tabs.updated", <-events, "parts are not events of the extension's")
+}

@@ -207,6 +207,9 @@ func (o *Observer) masked(ctx context.Context, s *cdp.Session, c *mcpserver.Call
 	held := func(sid string, overlap bool) cdp.Step {
 		return cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.held), Always: true, Overlap: overlap, Child: sid}
 	}
+	// The image goes up the link while the checks run (Step.Ahead); it is
+	// returned, and used, only once they answered.
+	step.Ahead = true
 	steps = append(steps,
 		cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.on), StopOnException: true, Overlap: true},
 		cdp.NewStep(page.StartScreencast, holdParams),
