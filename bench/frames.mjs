@@ -20,7 +20,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { tmpRoot } from './lib/gasoline.mjs';
-import { launch, MASK_OFF, MASK_ON } from './lib/rawcdp.mjs';
+import { HOLD, launch, MASK_OFF, MASK_ON } from './lib/rawcdp.mjs';
 import { serve } from './lib/static.mjs';
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
@@ -40,13 +40,6 @@ const busy = (ms) => {
 };
 const p50 = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const HOLD = {
-  format: 'jpeg',
-  quality: 1,
-  maxWidth: 8,
-  maxHeight: 8,
-  everyNthFrame: 1 << 30,
-};
 
 // backgroundRows are the loops of a background tab: held painting by a
 // screencast for each capture (Gasoline's hold, internal/observe), with

@@ -184,7 +184,9 @@ export const MASK_ON = `(() => { const s = document.createElement('style'); s.id
   document.querySelectorAll('*').forEach((e) => getComputedStyle(e).getPropertyValue('-webkit-text-security'));
   return 1; })()`;
 export const MASK_OFF = `(() => { const s = document.getElementById('__bench_mask'); s?.remove(); return !!s; })()`;
-const HOLD = {
+// HOLD keeps a background tab painting for a capture (Gasoline's screencast
+// hold, internal/observe): the smallest frames, almost never sent.
+export const HOLD = {
   format: 'jpeg',
   quality: 1,
   maxWidth: 8,

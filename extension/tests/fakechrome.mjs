@@ -243,3 +243,6 @@ export function fakeChrome() {
 
 /** How many calls of kind were made. */
 export const count = (calls, kind) => calls.filter((x) => x[0] === kind).length;
+// sentMethods lists the CDP methods sent, in order.
+export const sentMethods = (calls) =>
+  calls.filter((x) => x[0] === 'send').map((x) => x[2]);

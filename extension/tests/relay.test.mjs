@@ -3,7 +3,7 @@ import test from 'node:test';
 
 import { AUTO_ATTACH } from '../lib/attachments.js';
 import { MAX_EVENT_BYTES, cdpDetached, cdpEvent } from '../lib/relay.js';
-import { SELF_ID, count } from './fakechrome.mjs';
+import { SELF_ID, count, sentMethods } from './fakechrome.mjs';
 import { evaluate, setup } from './harness.mjs';
 
 test('concurrent cdp.send on one tab attaches once', async () => {
@@ -360,7 +360,7 @@ test('cdp.sequence runs steps in order in one request', async () => {
       { result: { result: { value: 'b' } } },
     ],
   });
-  const sends = c.calls.filter((x) => x[0] === 'send').map((x) => x[2]);
+  const sends = sentMethods(c.calls);
   assert.deepEqual(sends.slice(-3), [
     'Runtime.evaluate',
     'Page.enable',
@@ -442,7 +442,7 @@ test('cdp.sequence sends an overlap step with the next one', async () => {
       { method: 'Runtime.evaluate', params: { expression: 'after' } },
     ],
   });
-  const sent = () => c.calls.filter((x) => x[0] === 'send').map((x) => x[2]);
+  const sent = () => sentMethods(c.calls);
   for (let i = 0; i < 20 && !sent().includes('Runtime.evaluate'); i++) {
     await new Promise((r) => setImmediate(r));
   }
@@ -482,7 +482,7 @@ test('cdp.sequence answers without waiting for its background steps', async () =
     { background: true },
     { background: true },
   ]);
-  const sends = () => c.calls.filter((x) => x[0] === 'send').map((x) => x[2]);
+  const sends = () => sentMethods(c.calls);
   assert.ok(sends().includes('Page.stopScreencast'), 'sent, not answered');
   release({});
   for (let i = 0; i < 20 && !log.lines.some((l) => /background/.test(l)); i++) {
@@ -524,7 +524,7 @@ test("the tab's next command waits until the background steps are sent", async (
     { background: true },
   ]);
   await relay.handle('cdp.send', evaluate(5, 'next'));
-  const sends = c.calls.filter((x) => x[0] === 'send').map((x) => x[2]);
+  const sends = sentMethods(c.calls);
   assert.deepEqual(sends.slice(-3), [
     'Page.stopScreencast',
     'Runtime.releaseObjectGroup',
@@ -553,7 +553,7 @@ test('cdp.sequence skips background steps after a failure unless always', async 
     { background: true },
   ]);
   await relay.handle('cdp.send', evaluate(5, 'next'));
-  const sends = c.calls.filter((x) => x[0] === 'send').map((x) => x[2]);
+  const sends = sentMethods(c.calls);
   assert.deepEqual(sends.slice(-3), [
     'Foo.bar',
     'Page.stopScreencast',
@@ -610,7 +610,7 @@ test('background steps go with the last awaited step when it has overlap', async
       done = true;
       return x;
     });
-  const sends = () => c.calls.filter((x) => x[0] === 'send').map((x) => x[2]);
+  const sends = () => sentMethods(c.calls);
   for (let i = 0; i < 20 && !sends().includes('Page.stopScreencast'); i++) {
     await new Promise((res) => setImmediate(res));
   }
@@ -631,7 +631,7 @@ test('cdp.sequence sends a step marked ahead once the next steps are sent', asyn
   c.sendHooks.push((t, m) =>
     m === 'Page.captureScreenshot' ? { data: 'aW1n' } : undefined,
   );
-  const sends = () => c.calls.filter((x) => x[0] === 'send').map((x) => x[2]);
+  const sends = () => sentMethods(c.calls);
   const parts = [];
   const part = (value) => {
     parts.push({ value, sent: sends() });

@@ -24,12 +24,7 @@ func TestKnown(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			if c.write != nil {
-				if err := state.Write(dir, *c.write); err != nil {
-					t.Fatal(err)
-				}
-			}
+			dir := stateDir(t, c.write)
 			d, ok := Known(Options{Dir: dir, Port: 7001, Version: "v1"})
 			if ok != c.wantOK {
 				t.Fatalf("Known = %+v, %v; want ok %v", d, ok, c.wantOK)
@@ -63,15 +58,22 @@ func TestRunning(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			if c.write != nil {
-				if err := state.Write(dir, *c.write); err != nil {
-					t.Fatal(err)
-				}
-			}
+			dir := stateDir(t, c.write)
 			if got := Running(Options{Dir: dir, Port: 7001, Version: "v1"}); got != c.want {
 				t.Fatalf("Running = %v, want %v", got, c.want)
 			}
 		})
 	}
+}
+
+// stateDir is a state directory holding f as state.json (none when nil).
+func stateDir(t *testing.T, f *state.File) string {
+	t.Helper()
+	dir := t.TempDir()
+	if f != nil {
+		if err := state.Write(dir, *f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
