@@ -74,22 +74,31 @@ func (g *Guard) RequireAny(roles []creds.Role, h http.Handler) http.Handler {
 			http.Error(w, "unauthorized: "+r.URL.Path+" takes "+takes+", sent as Authorization: Bearer <credential>", http.StatusUnauthorized)
 			return
 		}
-		id := creds.Identity{Role: creds.None}
-		if g.Creds != nil {
-			id = g.Creds.Identify(tok)
-		}
-		if id.Role == creds.None || !slices.Contains(roles, id.Role) {
-			msg := "forbidden: " + r.URL.Path + " takes " + takes
-			if id.Role != creds.None {
-				msg += "; the " + id.Role.String() + " credential is not valid here"
-			} else {
-				msg += "; the credential sent is not a current Gasoline credential (rotated, revoked, expired, or from another install)"
-			}
-			http.Error(w, msg, http.StatusForbidden)
+		id, why := Check(g.Creds, tok, roles)
+		if why != "" {
+			http.Error(w, "forbidden: "+r.URL.Path+" takes "+takes+"; "+why, http.StatusForbidden)
 			return
 		}
 		h.ServeHTTP(w, r.WithContext(WithIdentity(r.Context(), id)))
 	})
+}
+
+// Check identifies tok among cr's credentials and says why it may not call
+// what takes roles ("" when it may). Every way into the daemon that takes
+// a credential (the HTTP endpoints, the stdio relay's link) checks with
+// it, so each refuses the same credentials with the same words.
+func Check(cr Credentials, tok string, roles []creds.Role) (creds.Identity, string) {
+	id := creds.Identity{Role: creds.None}
+	if cr != nil && tok != "" {
+		id = cr.Identify(tok)
+	}
+	switch {
+	case id.Role != creds.None && slices.Contains(roles, id.Role):
+		return id, ""
+	case id.Role != creds.None:
+		return id, "the " + id.Role.String() + " credential is not valid here"
+	}
+	return id, "the credential sent is not a current Gasoline credential (rotated, revoked, expired, or from another install)"
 }
 
 func describe(roles []creds.Role) string {

@@ -93,17 +93,11 @@ func (s *Server) linkHello(c net.Conn, br *bufio.Reader, cr httpguard.Credential
 	case ln.TooLong || json.Unmarshal(ln.Data, &h) != nil || h.Gasoline != mcpline.HelloKind:
 		return creds.Identity{}, h, `not a hello: a link opens with {"gasoline":"` + mcpline.HelloKind + `","credential":…}`
 	}
-	who := creds.Identity{Role: creds.None}
-	if cr != nil && h.Credential != "" {
-		who = cr.Identify(h.Credential)
+	who, why := httpguard.Check(cr, h.Credential, []creds.Role{creds.Agent})
+	if why != "" {
+		return who, h, "the link takes the agent credential (credentials/agent.token); " + why
 	}
-	switch {
-	case who.Role == creds.Agent:
-		return who, h, ""
-	case who.Role != creds.None:
-		return who, h, "the link takes the agent credential (credentials/agent.token); the " + who.Role.String() + " credential is not valid here"
-	}
-	return who, h, "the link takes the agent credential (credentials/agent.token); the credential sent is not a current Gasoline credential (rotated, revoked, or from another install)"
+	return who, h, ""
 }
 
 // loopbackPeer reports whether addr is a loopback TCP address (the
