@@ -14,7 +14,15 @@
 // and three frames, which a p50 alone hides (bench/README.md, "Why the
 // masked row stays on three frames").
 //
-//   node bench/frames.mjs [--n 30] [--background]
+// With --screencast (implies --background) it asks whether a screencast's
+// first frame could stand in for the capture (it arrives in one frame, not
+// two or three): each round changes a visible counter, masks or unmasks,
+// takes the first Page.screencastFrame (PNG) and then a capture, and
+// counts the first frames that are byte for byte the previous round's
+// capture — the last frame drawn, from before the change and the mask
+// (bench/README.md, "A screencast's first frame is stale").
+//
+//   node bench/frames.mjs [--n 30] [--background] [--screencast]
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -28,6 +36,7 @@ const { values: opt } = parseArgs({
   options: {
     n: { type: 'string', default: '30' },
     background: { type: 'boolean', default: false },
+    screencast: { type: 'boolean', default: false },
   },
 });
 const N = Number(opt.n);
@@ -77,6 +86,52 @@ function backgroundRows(pipe, s) {
   };
 }
 
+// firstFrames runs the --screencast rounds on session s (a background tab
+// showing the form page) and prints how many first frames were stale.
+async function firstFrames(pipe, s) {
+  const ev = (expression) =>
+    pipe.send('Runtime.evaluate', { expression, returnByValue: true }, s);
+  const capture = async () => {
+    await pipe.send('Page.startScreencast', HOLD, s);
+    const r = await pipe.send(
+      'Page.captureScreenshot',
+      { format: 'png', optimizeForSpeed: true },
+      s,
+    );
+    await pipe.send('Page.stopScreencast', {}, s);
+    return r.data;
+  };
+  await ev(`(() => { const d = document.createElement('div'); d.id = '__bench_n';
+    d.style.cssText = 'position:fixed;top:0;left:0;font:40px sans-serif;background:#fff';
+    document.body.appendChild(d); })()`);
+  let prev = await capture(); // a background tab never drawn sends no first frame
+  let stale = 0;
+  const ms = [];
+  for (let i = 0; i < N; i++) {
+    await ev(`document.getElementById('__bench_n').textContent = 'round ${i}'`);
+    if (i % 2 === 0) await ev(MASK_ON);
+    const t0 = performance.now();
+    const first = pipe.event('Page.screencastFrame', s);
+    await pipe.send(
+      'Page.startScreencast',
+      { format: 'png', everyNthFrame: 1 },
+      s,
+    );
+    const f = await first;
+    ms.push(performance.now() - t0);
+    await pipe.send('Page.screencastFrameAck', { sessionId: f.sessionId }, s);
+    await pipe.send('Page.stopScreencast', {}, s);
+    if (f.data === prev) stale++;
+    prev = await capture();
+    if (i % 2 === 0) await ev(MASK_OFF);
+  }
+  console.log(
+    `screencast first frame, background tab, form page: ${stale} of ${N} ` +
+      `byte for byte the previous round's capture (from before this round's ` +
+      `change and mask); first frame p50 ${p50(ms).toFixed(1)} ms`,
+  );
+}
+
 async function main() {
   const tmp = tmpRoot();
   const srv = await serve({ '/': path.join(HERE, '..', 'testdata') });
@@ -84,7 +139,7 @@ async function main() {
   const { pipe } = b;
   let s = b.sessionId;
   try {
-    if (opt.background) {
+    if (opt.background || opt.screencast) {
       const { targetId } = await pipe.send('Target.createTarget', {
         url: 'about:blank',
         background: true,
@@ -124,6 +179,10 @@ async function main() {
         return r;
       },
     };
+    if (opt.screencast) {
+      await firstFrames(pipe, s);
+      return;
+    }
     const rows = opt.background ? backgroundRows(pipe, s) : foreground;
     console.log(
       `loop ${opt.background ? 'p50 / mean' : 'p50'} ms (capture + gap), ` +
