@@ -3,6 +3,7 @@ package actions
 import (
 	"context"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -105,8 +106,9 @@ func New(cfg Config) *Engine {
 }
 
 // tabPart is each target's queue and caches.
-var tabPart = target.NewPart("action queue", func(*target.Target) *tabState {
-	return &tabState{worlds: map[worldKey]runtime.ExecutionContextID{}, mainFrame: map[string]cdproto.FrameID{}}
+var tabPart = target.NewPart("action queue", func(tg *target.Target) *tabState {
+	return &tabState{q: fifo{name: "tab " + strconv.Itoa(tg.ID())},
+		worlds: map[worldKey]runtime.ExecutionContextID{}, mainFrame: map[string]cdproto.FrameID{}}
 })
 
 func (e *Engine) tab(id int) *tabState { return tabPart.Of(e.cfg.Target(id)) }

@@ -3,10 +3,13 @@ package actions
 import (
 	"context"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/waitnote"
 )
 
 func TestFIFOGrantsInArrivalOrder(t *testing.T) {
@@ -99,4 +102,66 @@ func TestFIFOHandoffRacingCancel(t *testing.T) {
 			t.Fatalf("queued = %d after the race, want 0", f.queued())
 		}
 	}
+}
+
+// A caller that has to wait says so in its wait note, naming the call
+// that holds the lock (the one handed it, too), and the note clears once
+// the caller has the lock.
+func TestFIFOWaiterNotesTheHolder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := fifo{name: "tab 3"}
+		var mu sync.Mutex
+		notes := map[string][]string{}
+		call := func(id string) context.Context {
+			return waitnote.With(t.Context(), id, func(r string) {
+				mu.Lock()
+				notes[id] = append(notes[id], r)
+				mu.Unlock()
+			})
+		}
+		got := make(chan string, 3)
+		lockAsync := func(id string) {
+			go func() {
+				if err := f.lock(call(id)); err != nil {
+					t.Error(err)
+					return
+				}
+				got <- id
+			}()
+			synctest.Wait()
+		}
+		if err := f.lock(call("c_1")); err != nil {
+			t.Fatal(err)
+		}
+		lockAsync("c_2")
+		lockAsync("c_3")
+		f.unlock() // c_2 is handed the lock
+		if id := <-got; id != "c_2" {
+			t.Fatalf("granted to %s first, want c_2", id)
+		}
+		lockAsync("c_4") // behind the handed-over holder
+		f.unlock()
+		<-got
+		f.unlock()
+		<-got
+		f.unlock()
+		mu.Lock()
+		defer mu.Unlock()
+		want := map[string][]string{
+			"c_2": {"tab 3: call c_1 acts on it", ""},
+			"c_3": {"tab 3: call c_1 acts on it", ""},
+			"c_4": {"tab 3: call c_2 acts on it", ""},
+		}
+		for id, w := range want {
+			if !slices.Equal(notes[id], w) {
+				t.Errorf("%s's notes = %q, want %q", id, notes[id], w)
+			}
+		}
+		if len(notes["c_1"]) != 0 {
+			t.Errorf("the first caller never waited, yet noted %q", notes["c_1"])
+		}
+		if f.queued() != 0 {
+			t.Errorf("queued = %d after all unlocked", f.queued())
+		}
+	})
 }

@@ -31,6 +31,10 @@ type relay struct {
 	site *httptest.Server
 	// slowHit receives once per request that reached /api/slow.
 	slowHit chan struct{}
+	// gateHit receives once per request that reached /api/gate, which
+	// is held until the test closes gate (or the client goes away).
+	gateHit chan struct{}
+	gate    chan struct{}
 }
 
 func startRelay(t testing.TB, opts ChainOptions) *relay {
@@ -38,7 +42,8 @@ func startRelay(t testing.TB, opts ChainOptions) *relay {
 	if opts.Policy == "" {
 		opts.Policy = localDevPolicy
 	}
-	r := &relay{Chain: StartChainWith(t, hostBin, opts), slowHit: make(chan struct{}, 16)}
+	r := &relay{Chain: StartChainWith(t, hostBin, opts), slowHit: make(chan struct{}, 16),
+		gateHit: make(chan struct{}, 16), gate: make(chan struct{})}
 	stop := make(chan struct{})
 	mux := http.NewServeMux()
 	mux.Handle("/", http.FileServer(http.Dir(filepath.Join(RepoRoot(), "testdata"))))
@@ -53,6 +58,18 @@ func startRelay(t testing.TB, opts ChainOptions) *relay {
 		default:
 		}
 		select { // held until the client goes away or the test ends
+		case <-req.Context().Done():
+		case <-stop:
+		}
+	})
+	mux.HandleFunc("/api/gate", func(w http.ResponseWriter, req *http.Request) {
+		select {
+		case r.gateHit <- struct{}{}:
+		default:
+		}
+		select {
+		case <-r.gate:
+			io.WriteString(w, "open")
 		case <-req.Context().Done():
 		case <-stop:
 		}

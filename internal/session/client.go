@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/gasoline-mcp/gasoline/internal/waitnote"
 )
 
 // Session is one MCP client's session.
@@ -140,7 +142,9 @@ func (s *Session) isClosed() bool {
 
 // Start runs a command for the session on a goroutine owned by the
 // manager. run gets a context that ends when the command's bound runs out,
-// the session closes or the manager stops; its return value is the result.
+// the session closes or the manager stops, and that carries the command's
+// correlation id and its wait note (waitnote); its return value is the
+// result.
 func (s *Session) Start(tool, what string, run func(ctx context.Context) any) (*Command, error) {
 	now := s.m.now()
 	s.mu.Lock()
@@ -152,7 +156,7 @@ func (s *Session) Start(tool, what string, run func(ctx context.Context) any) (*
 	err := s.m.goCommand(func() {
 		ctx, cancel := context.WithTimeout(s.ctx, s.m.opts.CommandTimeout)
 		defer cancel()
-		c.finish(run(ctx), s.m.now())
+		c.finish(run(waitnote.With(ctx, c.ID, c.waiting)), s.m.now())
 		s.m.retain(s, c)
 	})
 	if err != nil {

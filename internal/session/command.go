@@ -16,9 +16,10 @@ type Command struct {
 
 	done chan struct{} // closed when the result is set
 
-	mu     sync.Mutex
-	result any
-	ended  time.Time
+	mu         sync.Mutex
+	result     any
+	ended      time.Time
+	waitingFor string // what the running command waits for (waitnote), "" when it runs
 
 	sess *Session
 	size int64 // the result's size (Options.Size); guarded by the manager's retention lock
@@ -27,13 +28,16 @@ type Command struct {
 
 // CommandInfo describes a command in pending_commands.
 type CommandInfo struct {
-	CorrelationID string    `json:"correlation_id"`
-	Cursor        string    `json:"cursor"`
-	Tool          string    `json:"tool"`
-	What          string    `json:"what"`
-	Status        string    `json:"status"` // pending | complete
-	StartedAt     time.Time `json:"started_at"`
-	ElapsedMS     int64     `json:"elapsed_ms"`
+	CorrelationID string `json:"correlation_id"`
+	Cursor        string `json:"cursor"`
+	Tool          string `json:"tool"`
+	What          string `json:"what"`
+	Status        string `json:"status"` // pending | complete
+	// WaitingFor says what a pending command waits for rather than runs
+	// (another call holding its tab: "tab 3: call c_… acts on it").
+	WaitingFor string    `json:"waiting_for,omitempty"`
+	StartedAt  time.Time `json:"started_at"`
+	ElapsedMS  int64     `json:"elapsed_ms"`
 }
 
 // Done is closed when the command has finished.
@@ -58,15 +62,28 @@ func (c *Command) Info(now time.Time) CommandInfo {
 	if fin, ok := c.finishedAt(); ok {
 		ci.Status = "complete"
 		end = fin
+	} else {
+		c.mu.Lock()
+		ci.WaitingFor = c.waitingFor
+		c.mu.Unlock()
 	}
 	ci.ElapsedMS = end.Sub(c.Started).Milliseconds()
 	return ci
+}
+
+// waiting records what the running command waits for ("" once it runs
+// again): the note its context carries (waitnote.With).
+func (c *Command) waiting(reason string) {
+	c.mu.Lock()
+	c.waitingFor = reason
+	c.mu.Unlock()
 }
 
 func (c *Command) finish(result any, at time.Time) {
 	c.mu.Lock()
 	c.result = result
 	c.ended = at
+	c.waitingFor = ""
 	c.mu.Unlock()
 	close(c.done)
 }

@@ -119,7 +119,7 @@ var table = []toolSpec{
 			{name: "network_waterfall", class: ro, args: "scope url method status type limit after_cursor summary", text: page, summary: "requests of the current page (scope all: every captured one) with method, url, status, type, timing, size, initiator"},
 			{name: "page", class: ro, text: page, summary: "url, title, viewport, load state, tab id and frames"},
 			{name: "page_tools", class: ro, text: page, summary: "the WebMCP tools the page registered (name, title, the page's description, input schema, hints), and how to turn WebMCP on when it is off"},
-			{name: "pending_commands", class: ro, noPage: true, args: "after_cursor limit", text: own, summary: "this session's commands: running ones and recent results"},
+			{name: "pending_commands", class: ro, noPage: true, args: "after_cursor limit", text: own, summary: "this session's commands: running ones (and what each waits for) and recent results"},
 			{name: "routes", class: ro, text: page, summary: "the tab's request routes (interact route): pattern, effect, response, hits and the latest matched URLs"},
 			{name: "screenshot", class: ro, args: "ref selector full_page format quality to_file", text: own, summary: "viewport, full page or one element; sensitive fields masked in every frame, a frame out of reach painted black"},
 			{name: "snapshot", class: ro, args: "ref selector frame interactive_only depth limit find diff to_file", text: page, summary: "accessibility tree with [eN] refs on interactive and named nodes; find: matches only; diff: changes since your last snapshot"},
