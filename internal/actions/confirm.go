@@ -30,53 +30,38 @@ import (
 
 // clickTries bounds the tries of a click whose press was stopped off its
 // target.
-const clickTries = 3
+const clickTries = 5
 
 // frameWait bounds the wait for the tab's next drawn frame between tries
 // (a tab that draws nothing, in the background, does not hold the click).
 const frameWait = 1500 * time.Millisecond
 
+// drawnAfter is how long after a frame began the retry waits for it to be
+// drawn.
+const drawnAfter = 50 * time.Millisecond
+
 // pressEvents are the events of a click that an arm watches and stops.
 const pressEvents = `['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu']`
 
-// armJS arms the target's window (this is the target): the first trusted
-// press decides (the empty string when it hit the target, something in it
-// or its label; else what it hit); every trusted event of a click that
-// missed is stopped.
-const armJS = `function (life) {
-  const G = globalThis.__gasolineActions, el = this, win = el.ownerDocument.defaultView;
+// armJS arms a window for one click. On the target (this, with target
+// set) the first trusted press decides: the empty string when it hit the
+// target, something in it or its label, else what it hit. In the parent
+// (a context call) any press is one that missed the frame. Every trusted
+// event of a click that missed is stopped.
+const armJS = `function (life, target) {
+  const G = globalThis.__gasolineActions, el = target ? this : null, win = el ? el.ownerDocument.defaultView : window;
   const arm = { v: null };
   const on = (e) => {
     if (!e.isTrusted) return;
     if (arm.v === null) {
       let h = e.composedPath()[0];
       if (h && h.nodeType === 3) h = h.parentElement;
-      arm.v = h && h.nodeType === 1 ? G.hit(el, h) : G.describe(h);
+      arm.v = el && h && h.nodeType === 1 ? G.hit(el, h) : G.describe(h) || 'the page';
     }
     if (arm.v !== '') { e.preventDefault(); e.stopImmediatePropagation(); }
   };
   for (const t of ` + pressEvents + `) win.addEventListener(t, on, true);
   arm.stop = () => { for (const t of ` + pressEvents + `) win.removeEventListener(t, on, true); return arm.v; };
-  setTimeout(arm.stop, life);
-  return arm;
-}`
-
-// armParentJS arms the parent's window: a click meant for the frame that
-// lands in the parent is named and stopped.
-const armParentJS = `function (life) {
-  const G = globalThis.__gasolineActions;
-  const arm = { v: null };
-  const on = (e) => {
-    if (!e.isTrusted) return;
-    if (arm.v === null) {
-      let h = e.composedPath()[0];
-      if (h && h.nodeType === 3) h = h.parentElement;
-      arm.v = G.describe(h);
-    }
-    e.preventDefault(); e.stopImmediatePropagation();
-  };
-  for (const t of ` + pressEvents + `) window.addEventListener(t, on, true);
-  arm.stop = () => { for (const t of ` + pressEvents + `) window.removeEventListener(t, on, true); return arm.v; };
   setTimeout(arm.stop, life);
   return arm;
 }`
@@ -87,13 +72,13 @@ const disarmJS = `function () { return this.stop() }`
 // opened during the click and blocks the frame) stops by itself.
 const armLife = 10 * time.Second
 
-// nextFrameJS resolves once the page began a new frame and that frame's
-// tasks ran (a message-channel hop after requestAnimationFrame), or at the
+// nextFrameJS resolves a little after the page began a new frame (time
+// for Chrome to draw it and update where it routes input), or at the
 // bound. A background tab draws about once a second.
-const nextFrameJS = `function (bound) {
+const nextFrameJS = `function (bound, after) {
   return new Promise((r) => {
     const t = setTimeout(r, bound);
-    requestAnimationFrame(() => { const c = new MessageChannel(); c.port1.onmessage = () => { clearTimeout(t); r(); }; c.port2.postMessage(0); });
+    requestAnimationFrame(() => { clearTimeout(t); setTimeout(r, after); });
   });
 }`
 
@@ -152,7 +137,7 @@ func (a *act) clickChecked(ctx context.Context, at aimed, m mouse) error {
 	if err := a.handle(ctx, el); err != nil {
 		return err
 	}
-	arm, err := call(ctx, el.s, jsCall{fn: armJS, object: el.obj, args: []any{armLife.Milliseconds()}}, asHandle)
+	arm, err := call(ctx, el.s, jsCall{fn: armJS, object: el.obj, args: []any{armLife.Milliseconds(), true}}, asHandle)
 	if err != nil {
 		return err
 	}
@@ -196,7 +181,7 @@ func (a *act) armParent(ctx context.Context, at aimed) (cdproto.Session, runtime
 		return nil, ""
 	}
 	s := a.e.session(a.tab, sid)
-	o, err := call(ctx, s, jsCall{fn: armParentJS, context: ec, args: []any{armLife.Milliseconds()}}, asHandle)
+	o, err := call(ctx, s, jsCall{fn: armJS, context: ec, args: []any{armLife.Milliseconds(), false}}, asHandle)
 	if err != nil {
 		return nil, ""
 	}
@@ -213,7 +198,7 @@ func (a *act) nextFrame(ctx context.Context) {
 	wctx, cancel := context.WithTimeout(ctx, frameWait+100*time.Millisecond)
 	defer cancel()
 	var done any
-	_ = callValue(wctx, a.s, jsCall{fn: nextFrameJS, context: ec, args: []any{frameWait.Milliseconds()}, await: true}, &done)
+	_ = callValue(wctx, a.s, jsCall{fn: nextFrameJS, context: ec, args: []any{frameWait.Milliseconds(), drawnAfter.Milliseconds()}, await: true}, &done)
 }
 
 // missed is the agent's error for a click that did not reach its target.

@@ -115,10 +115,10 @@ func (b *oopifBrowser) callFunctionOn(_ int, sid string, raw json.RawMessage) (a
 			`["visible",{"type":"boolean","value":true}],["inMain",{"type":"boolean","value":true}]]}}}`), nil
 	case strings.Contains(fn, "return this.el"):
 		return json.RawMessage(`{"result":{"type":"object","subtype":"node","objectId":"EL"}}`), nil
-	case fn == armJS:
+	case fn == armJS && p.ObjectID != "": // on the target
 		b.armed++
 		return json.RawMessage(`{"result":{"type":"object","objectId":"ARM"}}`), nil
-	case fn == armParentJS:
+	case fn == armJS: // in the parent's world
 		return json.RawMessage(`{"result":{"type":"object","objectId":"PARENT-ARM"}}`), nil
 	case fn == disarmJS && p.ObjectID == "ARM":
 		switch b.last {
