@@ -35,12 +35,7 @@ func (a *act) doClick(ctx context.Context, args ClickArgs) error {
 		return err
 	}
 	verb := clickVerb(m)
-	x, y, desc, err := a.aim(ctx, args.Target, true)
-	if err != nil {
-		return err
-	}
-	a.settle()
-	err = a.click(ctx, x, y, m)
+	desc, err := a.clickTarget(ctx, func() (aimed, error) { return a.aimAt(ctx, args.Target, true) }, m)
 	if err == nil {
 		err = a.settleAnimations(ctx)
 	}
@@ -155,42 +150,48 @@ func mouseOf(button string, count int, mods string) (mouse, error) {
 // element there is the target (not covered). A point target is described
 // by what is there.
 func (a *act) aim(ctx context.Context, t Target, hit bool) (x, y float64, desc string, err error) {
+	at, err := a.aimAt(ctx, t, hit)
+	return at.x, at.y, at.desc, err
+}
+
+// aimAt is aim, answering the element aimed at and its frame's offset too.
+func (a *act) aimAt(ctx context.Context, t Target, hit bool) (aimed, error) {
 	if t.isPoint() {
-		x, y = *t.X, *t.Y
+		x, y := *t.X, *t.Y
 		if !a.t.shown { // a point needs no element check, but the page must take mouse moves
 			if err := a.showPage(ctx); err != nil {
-				return 0, 0, "", err
+				return aimed{}, err
 			}
 			a.t.shown = true
 		}
 		h, err := nodeAt(ctx, a.s, x, y, nil)
 		if err != nil {
-			return 0, 0, "", err
+			return aimed{}, err
 		}
 		what := describeBackend(ctx, a.s, h.BackendNodeID)
 		if what == "" {
 			what = "the page"
 		}
-		return x, y, fmt.Sprintf("%s at (%g, %g)", what, x, y), nil
+		return aimed{x: x, y: y, desc: fmt.Sprintf("%s at (%g, %g)", what, x, y)}, nil
 	}
 	el, p, err := a.resolvePrep(ctx, t, true, true)
 	if err != nil {
-		return 0, 0, "", err
+		return aimed{}, err
 	}
 	if p.Disabled {
-		return 0, 0, "", &tools.Error{Code: CodeDisabled, Retryable: true,
+		return aimed{}, &tools.Error{Code: CodeDisabled, Retryable: true,
 			Message: fmt.Sprintf("%s is disabled; fill in what it needs first, or wait_for it to be enabled", el.desc)}
 	}
 	x, y, off, err := a.point(ctx, el, p)
 	if err != nil {
-		return 0, 0, "", err
+		return aimed{}, err
 	}
 	if hit {
 		if err := a.hitCheck(ctx, el, x, y, off); err != nil {
-			return 0, 0, "", err
+			return aimed{}, err
 		}
 	}
-	return x, y, el.desc, nil
+	return aimed{x: x, y: y, desc: el.desc, el: el, off: off}, nil
 }
 
 // HoverArgs are hover's arguments.

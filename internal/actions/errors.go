@@ -30,6 +30,7 @@ const (
 	CodeJSException   = "js_exception"     // execute_js threw
 	CodeWaitTimeout   = "wait_timeout"     // wait_for's condition did not hold in time
 	CodeFrame         = "frame_unavailable"
+	CodeClickMissed   = "click_missed" // a click into a frame did not reach its target (confirm.go)
 )
 
 var (

@@ -74,20 +74,24 @@ func (a *act) selectIn(ctx context.Context, el *elem, args SelectArgs) error {
 	return a.done(nil, el.desc, fmt.Sprintf("selected %s in %s", opt.desc, el.desc))
 }
 
-// clickElem clicks a resolved element after the usual checks.
+// clickElem clicks a resolved element after the usual checks (confirmed
+// in a frame: clickTarget).
 func (a *act) clickElem(ctx context.Context, el *elem) error {
-	p, err := a.prepare(ctx, el, true)
-	if err != nil {
-		return err
-	}
-	x, y, off, err := a.point(ctx, el, p)
-	if err != nil {
-		return err
-	}
-	if err := a.hitCheck(ctx, el, x, y, off); err != nil {
-		return err
-	}
-	return a.click(ctx, x, y, mouse{})
+	_, err := a.clickTarget(ctx, func() (aimed, error) {
+		p, err := a.prepare(ctx, el, true)
+		if err != nil {
+			return aimed{}, err
+		}
+		x, y, off, err := a.point(ctx, el, p)
+		if err != nil {
+			return aimed{}, err
+		}
+		if err := a.hitCheck(ctx, el, x, y, off); err != nil {
+			return aimed{}, err
+		}
+		return aimed{x: x, y: y, desc: el.desc, el: el, off: off}, nil
+	}, mouse{})
+	return err
 }
 
 // CheckArgs are check's arguments.

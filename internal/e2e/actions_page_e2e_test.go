@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -137,4 +138,50 @@ func TestE2EActionFramesAndShadow(t *testing.T) {
 		assert.Equal(t, `clicked button "Shadow save"`, r.Message)
 		assert.Equal(t, "saved Ada true", read[string](t, ctx, sh, `document.querySelector('x-widget').shadowRoot.getElementById('sout').textContent`))
 	})
+}
+
+// A click into an out-of-process frame right after the page moved the
+// frame: Chrome routes the press by where it last drew the frame (a
+// background tab draws about once a second), so it lands at the old place
+// while both renderers' hit tests say the button is there. Every answer
+// must be true: "clicked" only when the button counted the click, and a
+// click_missed error only when it did not.
+func TestE2EActionClickIntoAMovedFrame(t *testing.T) {
+	f := newActFixture(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
+	defer cancel()
+	s := f.page(t, ctx, "frame-moves.html")
+	tab := s.TabID()
+	snap := f.take(t, ctx, tab, snapshot.Options{})
+	btn := refOf(t, snap.Text, `button "Frame button (cross)"`)
+	toggle := refOf(t, snap.Text, `button "Details"`)
+	target, err := f.snap.Resolve(ctx, tab, btn)
+	require.NoError(t, err)
+	require.NotEmpty(t, target.SessionID, "the cross-site frame runs out of process")
+	cs := f.session(tab, target.SessionID).(*cdp.Session)
+	counted := func() int {
+		return read[int](t, ctx, cs, `+(document.getElementById('btn').dataset.clicks || 0)`)
+	}
+
+	landed := 0
+	clickFrame := func(when string) {
+		t.Helper()
+		r, err := f.eng.Click(ctx, tab, actions.ClickArgs{Target: ref(btn)})
+		if err != nil {
+			assert.Equal(t, actions.CodeClickMissed, codeOf(err), "%s: %v", when, err)
+			t.Logf("%s: %v", when, err)
+		} else {
+			landed++
+			assert.Equal(t, `clicked button "Frame button (cross)"`, r.Message, when)
+			t.Logf("%s: %s in %d ms", when, r.Message, r.ElapsedMS)
+		}
+		assert.Equal(t, landed, counted(), "%s: the frame counted every click the engine answered as done, and no other", when)
+	}
+	for i := range 4 {
+		clickFrame(fmt.Sprintf("round %d, frame still since the last click", i))
+		_, err := f.eng.Click(ctx, tab, actions.ClickArgs{Target: ref(toggle)})
+		require.NoError(t, err)
+		clickFrame(fmt.Sprintf("round %d, frame just moved", i))
+	}
+	assert.Positive(t, landed, "clicks into the frame land")
 }

@@ -1,0 +1,212 @@
+package actions
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gasoline-mcp/gasoline/internal/snapshot"
+	"github.com/gasoline-mcp/gasoline/internal/target"
+	"github.com/gasoline-mcp/gasoline/internal/target/targettest"
+	"github.com/gasoline-mcp/gasoline/internal/tools"
+)
+
+// crossFrame is the frame (and target) id of the fake out-of-process
+// frame; its child session is "S1".
+const crossFrame = "0123456789ABCDEF0123456789ABCDEF"
+
+// oopifBrowser fakes a tab with one out-of-process frame holding a button
+// (backend node 42) inside an iframe (backend node 7). Both renderers'
+// hit tests say the button is at the click's point; where Chrome routes
+// each press is route's answer, by try (1, 2, …): "frame" (on the
+// button), "frame-body" (elsewhere in the frame), "parent" (on the
+// iframe element in the page), "nowhere" (neither saw it) or "gone" (the
+// frame's document was replaced).
+type oopifBrowser struct {
+	route func(try int) string
+
+	mu      sync.Mutex
+	presses int    // Input.dispatchMouseEvent mousePressed
+	last    string // where the last press landed
+	armed   int    // target arms set
+	frames  int    // waits for the tab's next frame
+}
+
+func (b *oopifBrowser) engine(t *testing.T) (*Engine, *targettest.Link) {
+	link := targettest.New()
+	tree := func(id, parent, url string) json.RawMessage {
+		p := ""
+		if parent != "" {
+			p = `"parentId":"` + parent + `",`
+		}
+		return json.RawMessage(`{"frameTree":{"frame":{"id":"` + id + `",` + p + `"loaderId":"L","url":"` + url +
+			`","domainAndRegistry":"","securityOrigin":"x","mimeType":"text/html","secureContextType":"Secure","crossOriginIsolatedContextType":"NotIsolated","gatedAPIFeatures":[]}}}`)
+	}
+	link.CDP["Page.getFrameTree"] = func(_ int, sid string, _ json.RawMessage) (any, error) {
+		if sid == "S1" {
+			return tree(crossFrame, "MAIN", "http://localhost/frame"), nil
+		}
+		return tree("MAIN", "", "http://127.0.0.1/page"), nil
+	}
+	link.CDP["Page.createIsolatedWorld"] = func(_ int, sid string, _ json.RawMessage) (any, error) {
+		return map[string]any{"executionContextId": map[string]int{"": 11, "S1": 22}[sid]}, nil
+	}
+	link.CDP["Runtime.evaluate"] = func(int, string, json.RawMessage) (any, error) {
+		return json.RawMessage(`{"result":{"type":"object","value":{"u":"http://127.0.0.1/page","t":"Page"}}}`), nil
+	}
+	link.CDP["Runtime.callFunctionOn"] = b.callFunctionOn
+	link.CDP["DOM.getContentQuads"] = func(int, string, json.RawMessage) (any, error) {
+		return json.RawMessage(`{"quads":[[10,10,30,10,30,30,10,30]]}`), nil
+	}
+	link.CDP["DOM.getFrameOwner"] = func(int, string, json.RawMessage) (any, error) {
+		return json.RawMessage(`{"backendNodeId":7,"frameId":"MAIN"}`), nil
+	}
+	link.CDP["DOM.getBoxModel"] = func(int, string, json.RawMessage) (any, error) {
+		q := `[100,200,460,200,460,420,100,420]`
+		return json.RawMessage(`{"model":{"content":` + q + `,"padding":` + q + `,"border":` + q + `,"margin":` + q + `,"width":360,"height":220}}`), nil
+	}
+	link.CDP["Page.getLayoutMetrics"] = func(int, string, json.RawMessage) (any, error) {
+		v := `{"pageX":0,"pageY":0,"clientWidth":780,"clientHeight":437}`
+		return json.RawMessage(`{"layoutViewport":` + v + `,"cssLayoutViewport":` + v + `}`), nil
+	}
+	link.CDP["DOM.getNodeForLocation"] = func(_ int, sid string, _ json.RawMessage) (any, error) {
+		if sid == "S1" {
+			return json.RawMessage(`{"backendNodeId":42,"frameId":"` + crossFrame + `"}`), nil
+		}
+		return json.RawMessage(`{"backendNodeId":7,"frameId":"MAIN"}`), nil
+	}
+	link.CDP["Input.dispatchMouseEvent"] = func(_ int, _ string, p json.RawMessage) (any, error) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if strings.Contains(string(p), `"mousePressed"`) {
+			b.presses++
+			b.last = b.route(b.presses)
+		}
+		return json.RawMessage(`{}`), nil
+	}
+	set := target.NewSet(t.Context(), target.Config{Caller: link})
+	set.Get(7)
+	set.Event(7, "", "Target.attachedToTarget", json.RawMessage(`{"sessionId":"S1","targetInfo":{"targetId":"`+crossFrame+
+		`","type":"iframe","title":"","url":"http://localhost/frame","attached":true,"canAccessOpener":false}}`))
+	return New(Config{Target: set.Get, Snapshots: snapshot.New(snapshot.Config{Target: set.Get})}), link
+}
+
+// callFunctionOn answers the page helpers by what they do.
+func (b *oopifBrowser) callFunctionOn(_ int, sid string, raw json.RawMessage) (any, error) {
+	var p struct {
+		FunctionDeclaration string `json:"functionDeclaration"`
+		ObjectID            string `json:"objectId"`
+	}
+	_ = json.Unmarshal(raw, &p)
+	fn := p.FunctionDeclaration
+	str := func(s string) any { return json.RawMessage(fmt.Sprintf(`{"result":{"type":"string","value":%q}}`, s)) }
+	null := json.RawMessage(`{"result":{"type":"object","subtype":"null","value":null}}`)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case strings.Contains(fn, "G.find(q, strict)"): // findPrepJS
+		return json.RawMessage(`{"result":{"type":"object","objectId":"WRAP","deepSerializedValue":{"type":"object","value":[` +
+			`["el",{"type":"node","value":{"backendNodeId":42}}],["desc",{"type":"string","value":"button \"Go\""}],` +
+			`["visible",{"type":"boolean","value":true}],["inMain",{"type":"boolean","value":true}]]}}}`), nil
+	case strings.Contains(fn, "return this.el"):
+		return json.RawMessage(`{"result":{"type":"object","subtype":"node","objectId":"EL"}}`), nil
+	case fn == armJS && p.ObjectID != "": // on the target
+		b.armed++
+		return json.RawMessage(`{"result":{"type":"object","objectId":"ARM"}}`), nil
+	case fn == armJS: // in the parent's world
+		return json.RawMessage(`{"result":{"type":"object","objectId":"PARENT-ARM"}}`), nil
+	case fn == disarmJS && p.ObjectID == "ARM":
+		switch b.last {
+		case "frame":
+			return str(""), nil
+		case "frame-body":
+			return str(`body`), nil
+		case "gone":
+			return nil, fmt.Errorf("cdp_error: %s", `{"code":-32000,"message":"Cannot find context with specified id"}`)
+		}
+		return null, nil
+	case fn == disarmJS && p.ObjectID == "PARENT-ARM":
+		if b.last == "parent" {
+			return str(`iframe "Cross site frame"`), nil
+		}
+		return null, nil
+	case fn == nextFrameJS:
+		b.frames++
+	}
+	return json.RawMessage(`{"result":{"type":"boolean","value":true}}`), nil
+}
+
+func (b *oopifBrowser) counts() (presses, armed, frames int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.presses, b.armed, b.frames
+}
+
+// A click into an out-of-process frame is answered "clicked" only when
+// the frame saw its press land on the target. Both renderers' hit tests
+// pass in every case here; where Chrome routed the press decides.
+func TestClickIntoAFrameIsConfirmed(t *testing.T) {
+	btn := Target{Selector: "#go", Frame: crossFrame}
+	click := func(t *testing.T, route func(int) string) (*oopifBrowser, *Result, error) {
+		b := &oopifBrowser{route: route}
+		e, _ := b.engine(t)
+		r, err := e.Click(t.Context(), 7, ClickArgs{Target: btn})
+		return b, r, err
+	}
+	always := func(where string) func(int) string { return func(int) string { return where } }
+
+	t.Run("the press reached the button", func(t *testing.T) {
+		b, r, err := click(t, always("frame"))
+		require.NoError(t, err)
+		assert.Equal(t, `clicked button "Go"`, r.Message)
+		presses, armed, frames := b.counts()
+		assert.Equal(t, []int{1, 1, 0}, []int{presses, armed, frames})
+	})
+
+	t.Run("routed to the iframe element in the page every time", func(t *testing.T) {
+		b, _, err := click(t, always("parent"))
+		te := codeErr(t, err, CodeClickMissed)
+		assert.Contains(t, te.Message, `meant for button "Go" landed on iframe "Cross site frame" in the page around its frame`)
+		assert.Contains(t, te.Message, "nothing was clicked")
+		assert.True(t, te.Retryable)
+		presses, _, frames := b.counts()
+		assert.Equal(t, clickTries, presses, "tried again after each drawn frame, then gave up")
+		assert.Equal(t, clickTries-1, frames)
+	})
+
+	t.Run("routed by the frame's old place, then by its new one", func(t *testing.T) {
+		b, r, err := click(t, func(try int) string { return map[bool]string{true: "frame-body", false: "frame"}[try == 1] })
+		require.NoError(t, err)
+		assert.Equal(t, `clicked button "Go"`, r.Message)
+		presses, armed, frames := b.counts()
+		assert.Equal(t, []int{2, 2, 1}, []int{presses, armed, frames})
+	})
+
+	t.Run("a press nobody saw is not retried", func(t *testing.T) {
+		b, _, err := click(t, always("nowhere"))
+		te := codeErr(t, err, CodeClickMissed)
+		assert.Contains(t, te.Message, "did not reach it")
+		presses, _, _ := b.counts()
+		assert.Equal(t, 1, presses)
+	})
+
+	t.Run("the frame's document replaced before the click was confirmed", func(t *testing.T) {
+		_, _, err := click(t, always("gone"))
+		te := codeErr(t, err, "page_changed")
+		assert.Contains(t, te.Message, `on button "Go" could not be confirmed`)
+		assert.False(t, te.Retryable, "the click may have navigated: look before acting again")
+	})
+}
+
+func codeErr(t *testing.T, err error, code string) *tools.Error {
+	t.Helper()
+	var te *tools.Error
+	require.ErrorAs(t, err, &te)
+	require.Equal(t, code, te.Code, te.Message)
+	return te
+}
