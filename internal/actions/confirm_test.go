@@ -29,6 +29,12 @@ const crossFrame = "0123456789ABCDEF0123456789ABCDEF"
 // frame's document was replaced).
 type oopifBrowser struct {
 	route func(try int) string
+	// below puts the iframe 2,400 px down the page (outside the tab's
+	// 437 px viewport) until a scroll into view brings it to y 200, or
+	// never when stuck.
+	below, stuck bool
+
+	scrolls []string // DOM.scrollIntoViewIfNeeded: session and params
 
 	mu      sync.Mutex
 	presses int    // Input.dispatchMouseEvent mousePressed
@@ -67,8 +73,20 @@ func (b *oopifBrowser) engine(t *testing.T) (*Engine, *targettest.Link) {
 		return json.RawMessage(`{"backendNodeId":7,"frameId":"MAIN"}`), nil
 	}
 	link.CDP["DOM.getBoxModel"] = func(int, string, json.RawMessage) (any, error) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
 		q := `[100,200,460,200,460,420,100,420]`
+		if b.below {
+			q = `[100,2400,460,2400,460,2620,100,2620]`
+		}
 		return json.RawMessage(`{"model":{"content":` + q + `,"padding":` + q + `,"border":` + q + `,"margin":` + q + `,"width":360,"height":220}}`), nil
+	}
+	link.CDP["DOM.scrollIntoViewIfNeeded"] = func(_ int, sid string, p json.RawMessage) (any, error) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.scrolls = append(b.scrolls, sid+" "+string(p))
+		b.below = b.below && b.stuck
+		return json.RawMessage(`{}`), nil
 	}
 	link.CDP["Page.getLayoutMetrics"] = func(int, string, json.RawMessage) (any, error) {
 		v := `{"pageX":0,"pageY":0,"clientWidth":780,"clientHeight":437}`
@@ -200,6 +218,33 @@ func TestClickIntoAFrameIsConfirmed(t *testing.T) {
 		te := codeErr(t, err, "page_changed")
 		assert.Contains(t, te.Message, `on button "Go" could not be confirmed`)
 		assert.False(t, te.Retryable, "the click may have navigated: look before acting again")
+	})
+}
+
+// A frame below the tab's viewport: the page around it is scrolled (the
+// iframe, in its parent's session, to the element's point) before the
+// hit tests, which would find nothing outside the viewport; a page that
+// does not scroll gets not_visible, and nothing is pressed.
+func TestClickIntoAFrameBelowTheFold(t *testing.T) {
+	btn := Target{Selector: "#go", Frame: crossFrame}
+	t.Run("scrolled to, then clicked", func(t *testing.T) {
+		b := &oopifBrowser{route: func(int) string { return "frame" }, below: true}
+		e, _ := b.engine(t)
+		r, err := e.Click(t.Context(), 7, ClickArgs{Target: btn})
+		require.NoError(t, err)
+		assert.Equal(t, `clicked button "Go"`, r.Message)
+		require.Len(t, b.scrolls, 1)
+		assert.JSONEq(t, `{"backendNodeId":7,"rect":{"x":20,"y":20,"width":1,"height":1}}`, strings.TrimPrefix(b.scrolls[0], " "),
+			"the iframe, in the page's session, to the button's centre")
+	})
+	t.Run("a page that does not scroll", func(t *testing.T) {
+		b := &oopifBrowser{route: func(int) string { return "frame" }, below: true, stuck: true}
+		e, _ := b.engine(t)
+		_, err := e.Click(t.Context(), 7, ClickArgs{Target: btn})
+		te := codeErr(t, err, CodeNotVisible)
+		assert.Contains(t, te.Message, "outside the visible page")
+		presses, _, _ := b.counts()
+		assert.Zero(t, presses)
 	})
 }
 

@@ -108,7 +108,53 @@ func (a *act) point(ctx context.Context, el *elem, p prep) (x, y float64, off of
 	if off, err = a.frameOffset(ctx, el.sid, 0); err != nil {
 		return 0, 0, off, err
 	}
+	if el.sid != "" {
+		return a.frameInView(ctx, el, x, y, off)
+	}
 	return x + off.dx, y + off.dy, off, nil
+}
+
+// frameInView returns the tab's point for (x, y) in the viewport of el's
+// out-of-process frame, first scrolling the page around the frame when
+// that point lies outside the tab's viewport: scrolling el into view
+// scrolls only its own frame (Chrome does not let a cross-site frame
+// scroll the page around it), and a point outside the viewport hits
+// nothing. The iframe is scrolled in its parent's session, the browser's
+// scroll rather than the frame's.
+func (a *act) frameInView(ctx context.Context, el *elem, x, y float64, off offset) (float64, float64, offset, error) {
+	in, err := a.inViewport(ctx, x+off.dx, y+off.dy)
+	if err != nil || in {
+		return x + off.dx, y + off.dy, off, err
+	}
+	rect := &dom.Rect{X: x, Y: y, Width: 1, Height: 1} // el's point, in the iframe's box
+	if _, err := cdproto.Call(ctx, a.e.session(a.tab, off.ownerSid), dom.ScrollIntoViewIfNeeded,
+		dom.ScrollIntoViewIfNeededParams{BackendNodeID: off.owner, Rect: rect}); err != nil {
+		return 0, 0, off, fmt.Errorf("scrolling the frame holding %s into view: %w", el.desc, err)
+	}
+	if off, err = a.frameOffset(ctx, el.sid, 0); err != nil {
+		return 0, 0, off, err
+	}
+	if in, err = a.inViewport(ctx, x+off.dx, y+off.dy); err != nil {
+		return 0, 0, off, err
+	}
+	if !in {
+		return 0, 0, off, &tools.Error{Code: CodeNotVisible, Retryable: true, NextAction: nextSnapshot,
+			Message: fmt.Sprintf("%s is in a frame outside the visible page and scrolling the page did not bring it in; scroll_to the frame, then retry", el.desc)}
+	}
+	return x + off.dx, y + off.dy, off, nil
+}
+
+// inViewport reports whether a point of the tab's viewport is inside it.
+func (a *act) inViewport(ctx context.Context, x, y float64) (bool, error) {
+	m, err := cdproto.Call(ctx, a.s, page.GetLayoutMetrics, cdproto.Empty{})
+	if err != nil {
+		return false, fmt.Errorf("reading the viewport: %w", err)
+	}
+	v := m.CSSLayoutViewport
+	if v == nil {
+		return true, nil // nothing to check against: the hit test decides
+	}
+	return x >= 0 && y >= 0 && x < float64(v.ClientWidth) && y < float64(v.ClientHeight), nil
 }
 
 func area(q dom.Quad) float64 {

@@ -185,3 +185,31 @@ func TestE2EActionClickIntoAMovedFrame(t *testing.T) {
 	}
 	assert.Positive(t, landed, "clicks into the frame land")
 }
+
+// TestE2EActionClickIntoAFrameBelowTheFold: an element of a cross-site
+// frame that lies below the tab's viewport is clicked after the page
+// around the frame is scrolled to it (the frame cannot scroll its parent,
+// and a point outside the viewport hits nothing).
+func TestE2EActionClickIntoAFrameBelowTheFold(t *testing.T) {
+	f := newActFixture(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	s := f.page(t, ctx, "frame-below.html")
+	tab := s.TabID()
+	require.Eventually(t, func() bool {
+		return read[string](t, ctx, s, `document.getElementById('cross').dataset.loaded || ''`) == "1"
+	}, 20*time.Second, 50*time.Millisecond, "the cross-site frame loaded")
+	snap := f.take(t, ctx, tab, snapshot.Options{})
+	btn := refOf(t, snap.Text, `button "Frame button (cross)"`)
+	target, err := f.snap.Resolve(ctx, tab, btn)
+	require.NoError(t, err)
+	require.NotEmpty(t, target.SessionID, "the cross-site frame runs out of process")
+	cs := f.session(tab, target.SessionID).(*cdp.Session)
+	require.Zero(t, read[float64](t, ctx, s, `scrollY`), "the page starts at its top")
+
+	r, err := f.eng.Click(ctx, tab, actions.ClickArgs{Target: ref(btn)})
+	require.NoError(t, err)
+	assert.Equal(t, `clicked button "Frame button (cross)"`, r.Message)
+	assert.Equal(t, "1", read[string](t, ctx, cs, `document.getElementById('btn').dataset.clicks`), "the click landed in the frame")
+	assert.Positive(t, read[float64](t, ctx, s, `scrollY`), "the page was scrolled to the frame")
+}
