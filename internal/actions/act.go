@@ -35,8 +35,12 @@ type act struct {
 	probe  *probe
 	before *pageState // the before probe, when the first step read it already
 	after  *pageState // the after probe, when a step read it already
-	lazy   bool       // the first step may supply before; settle probes otherwise
-	ctx    context.Context
+	// settled is the main frame's url and title read once what the
+	// action set moving stopped (settleAnimations): the after probe,
+	// unless the tab navigated or a dialog opened since.
+	settled *pageState
+	lazy    bool // the first step may supply before; settle probes otherwise
+	ctx     context.Context
 }
 
 // runOpts shape one action.

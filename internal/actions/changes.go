@@ -53,9 +53,15 @@ func (a *act) collect(ctx context.Context, probed bool, before pageState) {
 			read = historyState
 		}
 		after, err := pageState{}, error(nil)
-		if a.after != nil && !dialogOpen {
+		switch {
+		case a.after != nil && !dialogOpen:
 			after = *a.after
-		} else if after, err = read(ctx, a.s); err != nil {
+		case a.settled != nil && !dialogOpen && !ch.Navigated:
+			after = *a.settled // read in the settle's round trip; a navigation since makes it stale
+		default:
+			after, err = read(ctx, a.s)
+		}
+		if err != nil {
 			after, err = historyState(ctx, a.s)
 		}
 		if err == nil {

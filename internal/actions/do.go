@@ -300,6 +300,26 @@ func (e *Engine) See(ctx context.Context, tab int, t Target, how string) (Seen, 
 	return out, err
 }
 
+// findSeesJS finds a selector's element (not strict: a prompt names the
+// element the action would take) and names it: one round trip.
+const findSeesJS = `function (q, how) { const G = globalThis.__gasolineActions; return G.sees(G.find(q, false), how) }`
+
+// seeSelector is see for a selector, found and named in one round trip in
+// its frame's world; a world replaced meanwhile is recreated once.
+func (a *act) seeSelector(ctx context.Context, t Target, how string, out *Seen) error {
+	for try := 0; ; try++ {
+		w, err := a.selectorWorld(ctx, t)
+		if err == nil {
+			err = callValue(ctx, w.s, jsCall{fn: findSeesJS, context: w.ec, args: []any{w.q, how}}, out)
+		}
+		if errors.Is(err, errWorldGone) && try == 0 {
+			a.forgetAll()
+			continue
+		}
+		return err
+	}
+}
+
 func (a *act) see(ctx context.Context, t Target, how string, out *Seen) error {
 	switch {
 	case t.Ref != "":
@@ -309,11 +329,7 @@ func (a *act) see(ctx context.Context, t Target, how string, out *Seen) error {
 		}
 		return decode(o, out)
 	case t.Selector != "":
-		el, err := a.resolve(ctx, t, false)
-		if err != nil {
-			return err
-		}
-		return a.callEl(ctx, el, seesJS, out, how)
+		return a.seeSelector(ctx, t, how, out)
 	}
 	ec, _, err := a.world(ctx, "", "")
 	if err != nil {

@@ -242,23 +242,11 @@ func (a *act) resolvePrep(ctx context.Context, t Target, strict, point bool) (*e
 }
 
 func (a *act) findPrep(ctx context.Context, t Target, strict, point bool) (*elem, prep, error) {
-	sel, err := ParseSelector(t.Selector)
-	if err != nil {
-		return nil, prep{}, errorf(CodeInvalidTarget, "selector %q: %v", t.Selector, err)
-	}
-	sid, frame := "", cdproto.FrameID("")
-	if t.Frame != "" {
-		if sid, frame, err = a.frameOf(ctx, t.Frame); err != nil {
-			return nil, prep{}, err
-		}
-	}
-	ec, frame, err := a.world(ctx, sid, frame)
+	w, err := a.selectorWorld(ctx, t)
 	if err != nil {
 		return nil, prep{}, err
 	}
-	s := a.e.session(a.tab, sid)
-	q := query{Selector: sel, Text: t.Selector}
-	o, err := call(ctx, s, jsCall{fn: findPrepJS, context: ec, args: []any{q, strict, prepOpts(point)}}, asWrapper)
+	o, err := call(ctx, w.s, jsCall{fn: findPrepJS, context: w.ec, args: []any{w.q, strict, prepOpts(point)}}, asWrapper)
 	if err != nil {
 		return nil, prep{}, err
 	}
@@ -267,9 +255,40 @@ func (a *act) findPrep(ctx context.Context, t Target, strict, point bool) (*elem
 	if err != nil {
 		return nil, p, err
 	}
-	el := &elem{sid: sid, s: s, frame: frame, ec: ec, backend: backend, wrap: o.ObjectID, desc: p.Desc}
+	el := &elem{sid: w.sid, s: w.s, frame: w.frame, ec: w.ec, backend: backend, wrap: o.ObjectID, desc: p.Desc}
 	a.sawBefore(ctx, el, p.U, p.T)
 	return el, p, a.afterPrep(ctx, p, point)
+}
+
+// selWorld is where a selector runs: its frame's world, and the selector
+// as the page finder reads it.
+type selWorld struct {
+	sid   string
+	s     cdproto.Session
+	frame cdproto.FrameID
+	ec    runtime.ExecutionContextID
+	q     query
+}
+
+// selectorWorld parses a target's selector and finds (or makes) the world
+// of the frame it is scoped to, for a call that finds and uses the element
+// in one round trip.
+func (a *act) selectorWorld(ctx context.Context, t Target) (selWorld, error) {
+	sel, err := ParseSelector(t.Selector)
+	if err != nil {
+		return selWorld{}, errorf(CodeInvalidTarget, "selector %q: %v", t.Selector, err)
+	}
+	w := selWorld{q: query{Selector: sel, Text: t.Selector}}
+	if t.Frame != "" {
+		if w.sid, w.frame, err = a.frameOf(ctx, t.Frame); err != nil {
+			return w, err
+		}
+	}
+	if w.ec, w.frame, err = a.world(ctx, w.sid, w.frame); err != nil {
+		return w, err
+	}
+	w.s = a.e.session(a.tab, w.sid)
+	return w, nil
 }
 
 // refPrepJS prepares a ref's element (refJS finds it).
