@@ -173,6 +173,9 @@ var ordinaryDrops = map[string][]string{
 	// (a screenshot shows "Menu item" alone); a transparent one hides
 	// nothing, and nothing is dropped then.
 	"pages/actions/covered-link.html": {"covered: Links", "covered: Docs link", "covered: and", "covered: More"},
+	// The closed details panel above the moving frame: 0 px high, its
+	// overflow hidden, so "Details" is drawn only once the button opens it.
+	"pages/actions/frame-moves.html": {"clipped: Details"},
 }
 
 // hiddenJS lists the text runs the shared visibility test drops on the
