@@ -129,7 +129,7 @@ func (a *act) do(ctx context.Context, o runOpts, fn func(ctx context.Context, a 
 	}
 	a.w.drain()
 	if errors.Is(err, errWorldGone) {
-		err = &tools.Error{Code: "page_changed", Retryable: true,
+		err = &tools.Error{Code: tools.CodePageChanged, Retryable: true,
 			Message: "the page's document was replaced during the action (it navigated); take a new snapshot and retry"}
 	}
 	var before pageState

@@ -189,6 +189,12 @@ func (a *act) aimAt(ctx context.Context, t Target, hit bool) (aimed, error) {
 		return aimed{}, &tools.Error{Code: CodeDisabled, Retryable: true,
 			Message: fmt.Sprintf("%s is disabled; fill in what it needs first, or wait_for it to be enabled", el.desc)}
 	}
+	return a.aimElem(ctx, el, p, hit)
+}
+
+// aimElem aims at a prepared element: its point (scrolled into view) and,
+// with hit, the check that nothing covers it there.
+func (a *act) aimElem(ctx context.Context, el *elem, p prep, hit bool) (aimed, error) {
 	x, y, off, err := a.point(ctx, el, p)
 	if err != nil {
 		return aimed{}, err

@@ -223,6 +223,6 @@ func missed(m *missError, tries int) *tools.Error {
 // unconfirmed is the error for a click into a frame whose document was
 // replaced before the click could be confirmed.
 func unconfirmed(at aimed) *tools.Error {
-	return &tools.Error{Code: "page_changed", NextAction: nextSnapshot,
+	return &tools.Error{Code: tools.CodePageChanged, NextAction: nextSnapshot,
 		Message: fmt.Sprintf("the click at (%.0f, %.0f) on %s could not be confirmed: its frame's document was replaced right after the press (the click may have navigated it); take a new snapshot to see what the frame shows before acting again", at.x, at.y, at.desc)}
 }

@@ -34,7 +34,8 @@ type oopifBrowser struct {
 	// never when stuck.
 	below, stuck bool
 
-	scrolls []string // DOM.scrollIntoViewIfNeeded: session and params
+	scrolls []string       // DOM.scrollIntoViewIfNeeded: session and params
+	metrics map[string]int // Page.getLayoutMetrics per session
 
 	mu      sync.Mutex
 	presses int    // Input.dispatchMouseEvent mousePressed
@@ -88,7 +89,13 @@ func (b *oopifBrowser) engine(t *testing.T) (*Engine, *targettest.Link) {
 		b.below = b.below && b.stuck
 		return json.RawMessage(`{}`), nil
 	}
-	link.CDP["Page.getLayoutMetrics"] = func(int, string, json.RawMessage) (any, error) {
+	link.CDP["Page.getLayoutMetrics"] = func(_ int, sid string, _ json.RawMessage) (any, error) {
+		b.mu.Lock()
+		if b.metrics == nil {
+			b.metrics = map[string]int{}
+		}
+		b.metrics[sid]++
+		b.mu.Unlock()
 		v := `{"pageX":0,"pageY":0,"clientWidth":780,"clientHeight":437}`
 		return json.RawMessage(`{"layoutViewport":` + v + `,"cssLayoutViewport":` + v + `}`), nil
 	}
@@ -236,6 +243,14 @@ func TestClickIntoAFrameBelowTheFold(t *testing.T) {
 		require.Len(t, b.scrolls, 1)
 		assert.JSONEq(t, `{"backendNodeId":7,"rect":{"x":20,"y":20,"width":1,"height":1}}`, strings.TrimPrefix(b.scrolls[0], " "),
 			"the iframe, in the page's session, to the button's centre")
+	})
+	t.Run("in view: the tab's layout is read once", func(t *testing.T) {
+		b := &oopifBrowser{route: func(int) string { return "frame" }}
+		e, _ := b.engine(t)
+		_, err := e.Click(t.Context(), 7, ClickArgs{Target: btn})
+		require.NoError(t, err)
+		assert.Empty(t, b.scrolls)
+		assert.Equal(t, 1, b.metrics[""], "the viewport check's read serves the hit test in the page around the frame")
 	})
 	t.Run("a page that does not scroll", func(t *testing.T) {
 		b := &oopifBrowser{route: func(int) string { return "frame" }, below: true, stuck: true}

@@ -82,14 +82,7 @@ func (a *act) clickElem(ctx context.Context, el *elem) error {
 		if err != nil {
 			return aimed{}, err
 		}
-		x, y, off, err := a.point(ctx, el, p)
-		if err != nil {
-			return aimed{}, err
-		}
-		if err := a.hitCheck(ctx, el, x, y, off); err != nil {
-			return aimed{}, err
-		}
-		return aimed{x: x, y: y, desc: el.desc, el: el, off: off}, nil
+		return a.aimElem(ctx, el, p, true)
 	}, mouse{})
 	return err
 }

@@ -135,6 +135,9 @@ type offset struct {
 	ownerSid string
 	owner    cdproto.BackendNodeID
 	scroll   *[2]float64 // the element's session's scroll offset, when known
+	// ownerScroll is the scroll offset of the document holding the
+	// iframe (owner), when known.
+	ownerScroll *[2]float64
 }
 
 // frameOffset finds the iframe that holds child session sid (in the tab's

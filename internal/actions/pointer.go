@@ -122,7 +122,7 @@ func (a *act) point(ctx context.Context, el *elem, p prep) (x, y float64, off of
 // nothing. The iframe is scrolled in its parent's session, the browser's
 // scroll rather than the frame's.
 func (a *act) frameInView(ctx context.Context, el *elem, x, y float64, off offset) (float64, float64, offset, error) {
-	in, err := a.inViewport(ctx, x+off.dx, y+off.dy)
+	in, err := a.inViewport(ctx, x+off.dx, y+off.dy, &off)
 	if err != nil || in {
 		return x + off.dx, y + off.dy, off, err
 	}
@@ -134,7 +134,7 @@ func (a *act) frameInView(ctx context.Context, el *elem, x, y float64, off offse
 	if off, err = a.frameOffset(ctx, el.sid, 0); err != nil {
 		return 0, 0, off, err
 	}
-	if in, err = a.inViewport(ctx, x+off.dx, y+off.dy); err != nil {
+	if in, err = a.inViewport(ctx, x+off.dx, y+off.dy, &off); err != nil {
 		return 0, 0, off, err
 	}
 	if !in {
@@ -145,7 +145,10 @@ func (a *act) frameInView(ctx context.Context, el *elem, x, y float64, off offse
 }
 
 // inViewport reports whether a point of the tab's viewport is inside it.
-func (a *act) inViewport(ctx context.Context, x, y float64) (bool, error) {
+// The tab's scroll offset it read goes in off when the frame's iframe is
+// in the tab's own document, for hitCheck's look there (one read of the
+// layout metrics, not two).
+func (a *act) inViewport(ctx context.Context, x, y float64, off *offset) (bool, error) {
 	m, err := cdproto.Call(ctx, a.s, page.GetLayoutMetrics, cdproto.Empty{})
 	if err != nil {
 		return false, fmt.Errorf("reading the viewport: %w", err)
@@ -153,6 +156,9 @@ func (a *act) inViewport(ctx context.Context, x, y float64) (bool, error) {
 	v := m.CSSLayoutViewport
 	if v == nil {
 		return true, nil // nothing to check against: the hit test decides
+	}
+	if off.ownerSid == "" {
+		off.ownerScroll = &[2]float64{float64(v.PageX), float64(v.PageY)}
 	}
 	return x >= 0 && y >= 0 && x < float64(v.ClientWidth) && y < float64(v.ClientHeight), nil
 }
@@ -186,7 +192,7 @@ func (a *act) hitCheck(ctx context.Context, el *elem, x, y float64, off offset) 
 		if err != nil {
 			return err
 		}
-		h, err := nodeAt(ctx, ps, x-up.dx, y-up.dy, nil)
+		h, err := nodeAt(ctx, ps, x-up.dx, y-up.dy, off.ownerScroll)
 		if err != nil {
 			return err
 		}

@@ -37,9 +37,9 @@ func (f *fifo) lock(ctx context.Context) error {
 	}
 	w := waiter{ch: make(chan struct{}), id: id}
 	f.waiters = append(f.waiters, w)
-	end := waitnote.Begin(ctx, f.waitReason())
+	reason := f.waitReason()
 	f.mu.Unlock()
-	defer end()
+	defer waitnote.Begin(ctx, reason)() // the note's setter runs outside f.mu
 	select {
 	case <-w.ch:
 		return nil

@@ -145,7 +145,7 @@ func (p *tabPage) call(ctx context.Context, fn string, arg, out any) error {
 		ReturnByValue: &yes, AwaitPromise: &yes, Silent: &yes})
 	if err != nil {
 		if cdp.ContextGone(err) {
-			return &tools.Error{Code: "page_changed", Retryable: true,
+			return &tools.Error{Code: tools.CodePageChanged, Retryable: true,
 				Message: fmt.Sprintf("tab %d navigated while it was analyzed; retry", p.tab)}
 		}
 		return tabs.ToolError(err)

@@ -267,7 +267,7 @@ func (o *Observer) masked(ctx context.Context, s *cdp.Session, c *mcpserver.Call
 
 // maskGone is the error of a capture whose mask did not hold.
 func maskGone(tab int) *tools.Error {
-	return &tools.Error{Code: "page_changed", Retryable: true,
+	return &tools.Error{Code: tools.CodePageChanged, Retryable: true,
 		Message: fmt.Sprintf("tab %d changed while the screenshot was taken (the mask over sensitive fields was gone), so it was discarded; retry", tab)}
 }
 
@@ -279,7 +279,7 @@ var errWatchChanged = errors.New("observe: the page changed under an unpainted c
 // frameChanged is the error of a capture whose out-of-process frame went
 // away or navigated between finding it and masking it.
 func frameChanged(tab int) *tools.Error {
-	return &tools.Error{Code: "page_changed", Retryable: true,
+	return &tools.Error{Code: tools.CodePageChanged, Retryable: true,
 		Message: fmt.Sprintf("a frame of tab %d changed while the screenshot's mask was installed, so nothing was captured; retry", tab)}
 }
 

@@ -16,6 +16,7 @@ const (
 	CodeResultEvicted   = "result_evicted"   // the command's result was dropped to bound memory
 	CodeInternal        = "internal"         // a bug; the message says what failed
 	CodeTimeout         = "timeout"          // the command's hard bound ran out
+	CodePageChanged     = "page_changed"     // the page's document was replaced under the call
 )
 
 // Error is a structured tool error (TOOLS.md, "Errors are for agents").
