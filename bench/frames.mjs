@@ -22,7 +22,12 @@
 // capture — the last frame drawn, from before the change and the mask
 // (bench/README.md, "A screencast's first frame is stale").
 //
-//   node bench/frames.mjs [--n 30] [--background] [--screencast]
+// With --window the page is the active tab of a window of its own, opened
+// unfocused (as an agent's window would be): visible, so it paints
+// without a hold; the foreground rows run there (bench/README.md, "A
+// window of its own").
+//
+//   node bench/frames.mjs [--n 30] [--background] [--screencast] [--window]
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -37,6 +42,7 @@ const { values: opt } = parseArgs({
     n: { type: 'string', default: '30' },
     background: { type: 'boolean', default: false },
     screencast: { type: 'boolean', default: false },
+    window: { type: 'boolean', default: false },
   },
 });
 const N = Number(opt.n);
@@ -139,10 +145,11 @@ async function main() {
   const { pipe } = b;
   let s = b.sessionId;
   try {
-    if (opt.background || opt.screencast) {
+    if (opt.background || opt.screencast || opt.window) {
       const { targetId } = await pipe.send('Target.createTarget', {
         url: 'about:blank',
         background: true,
+        newWindow: opt.window,
       });
       ({ sessionId: s } = await pipe.send('Target.attachToTarget', {
         targetId,
@@ -187,7 +194,8 @@ async function main() {
     console.log(
       `loop ${opt.background ? 'p50 / mean' : 'p50'} ms (capture + gap), ` +
         `${N} captures per cell, form page` +
-        `${opt.background ? ', a background tab' : ''}, ` +
+        `${opt.background ? ', a background tab' : ''}` +
+        `${opt.window ? ', the active tab of a window of its own' : ''}, ` +
         `Chromium over --remote-debugging-pipe\n`,
     );
     console.log(`| steps | ${GAPS.map((g) => `gap ${g}`).join(' | ')} |`);
