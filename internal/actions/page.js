@@ -500,5 +500,24 @@
     return desc;
   }
 
-  globalThis.__gasolineActions = { all, contains, describe, effect, find, frame, hit, labelOf, nameOf, prepare, query, roleOf, seen, sees, visible, editable, norm, clip, fail, setMask, isSecret, secretSelf };
+  // hovered is the innermost element under the pointer in doc (through
+  // open shadow roots; :hover holds the chain from the root down), or null
+  // when the pointer is not over doc.
+  function hovered(doc) {
+    let h = null;
+    for (let root = doc, list; root && (list = root.querySelectorAll(':hover')).length; root = h.shadowRoot) h = list[list.length - 1];
+    return h;
+  }
+
+  // pointed reports where the pointer is, seen from target's document:
+  // '' on the target (in it, or on its label), else what it is on, or null
+  // when it is not over the document. Chrome updates :hover as it
+  // dispatches a mouse event, whatever the page's listeners do with it.
+  function pointed(target) {
+    if (target.matches(':hover')) return '';
+    const h = hovered(target.ownerDocument);
+    return h ? hit(target, h) : null;
+  }
+
+  globalThis.__gasolineActions = { all, contains, describe, effect, find, frame, hit, hovered, pointed, labelOf, nameOf, prepare, query, roleOf, seen, sees, visible, editable, norm, clip, fail, setMask, isSecret, secretSelf };
 })();
