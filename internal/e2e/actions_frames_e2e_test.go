@@ -16,13 +16,22 @@ import (
 	"github.com/gasoline-mcp/gasoline/internal/snapshot"
 )
 
-// frameSession is the session of the out-of-process frame holding ref.
-func (f *actFixture) frameSession(t *testing.T, ctx context.Context, tab int, ref string) *cdp.Session {
-	t.Helper()
-	target, err := f.snap.Resolve(ctx, tab, ref)
-	require.NoError(t, err)
-	require.NotEmpty(t, target.SessionID, "the cross-site frame runs out of process")
-	return f.session(tab, target.SessionID).(*cdp.Session)
+// movingFrame opens frame-moves.html with inner in its cross-site frame
+// and answers the tab, its snapshot, the ref of the button that moves the
+// frame, and a way to the frame's session (by the ref of something in it).
+func movingFrame(t *testing.T, inner string) (f *actFixture, ctx context.Context, tab int, snap *snapshot.Result, toggle string, frameOf func(ref string) *cdp.Session) {
+	f = newActFixture(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
+	t.Cleanup(cancel)
+	tab = f.page(t, ctx, "frame-moves.html?inner="+inner).TabID()
+	snap = f.take(t, ctx, tab, snapshot.Options{})
+	frameOf = func(ref string) *cdp.Session {
+		target, err := f.snap.Resolve(ctx, tab, ref)
+		require.NoError(t, err)
+		require.NotEmpty(t, target.SessionID, "the cross-site frame runs out of process")
+		return f.session(tab, target.SessionID).(*cdp.Session)
+	}
+	return f, ctx, tab, snap, refOf(t, snap.Text, `button "Details"`), frameOf
 }
 
 // A hover into an out-of-process frame right after the page moved the
@@ -32,15 +41,9 @@ func (f *actFixture) frameSession(t *testing.T, ctx context.Context, tab int, re
 // be true: "hovered over" only when the aimed item is under the pointer
 // (its menu open), and hover_missed only when it is not.
 func TestE2EActionHoverIntoAMovedFrame(t *testing.T) {
-	f := newActFixture(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
-	defer cancel()
-	s := f.page(t, ctx, "frame-moves.html?inner=frame-menu.html")
-	tab := s.TabID()
-	snap := f.take(t, ctx, tab, snapshot.Options{})
-	toggle := refOf(t, snap.Text, `button "Details"`)
+	f, ctx, tab, snap, toggle, frameOf := movingFrame(t, "frame-menu.html")
 	items := map[string]string{"File": refOf(t, snap.Text, `button "File"`), "Go": refOf(t, snap.Text, `button "Go"`)}
-	cs := f.frameSession(t, ctx, tab, items["File"])
+	cs := frameOf(items["File"])
 	under := func() string {
 		return read[string](t, ctx, cs, `[...document.querySelectorAll(':hover')].pop()?.textContent || ''`)
 	}
@@ -83,15 +86,9 @@ func TestE2EActionHoverIntoAMovedFrame(t *testing.T) {
 // the page (an agent would click again: a double save), and a click the
 // engine answers as done is counted once.
 func TestE2EActionClickIntoAFrameThatTakesThePress(t *testing.T) {
-	f := newActFixture(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 120*time.Second)
-	defer cancel()
-	s := f.page(t, ctx, "frame-moves.html?inner=frame-swallow.html")
-	tab := s.TabID()
-	snap := f.take(t, ctx, tab, snapshot.Options{})
+	f, ctx, tab, snap, toggle, frameOf := movingFrame(t, "frame-swallow.html")
 	save := refOf(t, snap.Text, `button "Save"`)
-	toggle := refOf(t, snap.Text, `button "Details"`)
-	cs := f.frameSession(t, ctx, tab, save)
+	cs := frameOf(save)
 	saves := func() int { return read[int](t, ctx, cs, `+document.getElementById('saves').textContent`) }
 
 	r, err := f.eng.Click(ctx, tab, actions.ClickArgs{Target: ref(save)})
