@@ -79,7 +79,7 @@ const armJS = `function (life, target) {
     if (arm.v === null) {
       let h = e.composedPath()[0];
       if (h && h.nodeType === 3) h = h.parentElement;
-      arm.v = el && h && h.nodeType === 1 ? G.hit(el, h) : G.describe(h) || 'the page';
+      arm.v = el && h && h.nodeType === 1 ? G.hit(el, h) : G.place(h) || 'the page';
     }
     if (arm.v !== '') { e.preventDefault(); e.stopImmediatePropagation(); }
   };
@@ -90,7 +90,7 @@ const armJS = `function (life, target) {
     let hit = arm.v;
     if (hit === null && took) {
       const h = G.hovered(win.document);
-      hit = el ? G.pointed(el) : h && G.describe(h);
+      hit = el ? G.pointed(el) : h && G.place(h);
     }
     return { hit, took };
   };

@@ -66,7 +66,7 @@ func (a *act) hoverChecked(ctx context.Context, at aimed) error {
 }
 
 // pointedParentJS names what the pointer is on in a window's document.
-const pointedParentJS = `function () { const G = globalThis.__gasolineActions, h = G.hovered(document); return h ? G.describe(h) : '' }`
+const pointedParentJS = `function () { const G = globalThis.__gasolineActions, h = G.hovered(document); return h ? G.place(h) : '' }`
 
 // pointedParent names what the pointer is on in the page around the
 // target's frame ("" unknown). Only a missed hover asks.

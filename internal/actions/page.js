@@ -489,7 +489,7 @@
     const label = h.closest?.('label');
     if (label && (label.control === target || inside(label, target))) return '';
     if (target.localName === 'label' && target.control && inside(target.control, h)) return '';
-    let desc = describe(h);
+    let desc = place(h);
     for (let q = h.parentElement; q; q = q.parentElement) {
       const pos = getComputedStyle(q).position;
       if ((pos === 'fixed' || pos === 'absolute' || pos === 'sticky') && (q.id || q.getAttribute('role') || q.className)) {
@@ -498,6 +498,13 @@
       }
     }
     return desc;
+  }
+
+  // place names where a pointer event landed: describe, but the page's
+  // root or body (no element of it) as its background, not by its text.
+  function place(h) {
+    const d = h && h.ownerDocument;
+    return d && (h === d.documentElement || h === d.body) ? "the page's background" : describe(h);
   }
 
   // hovered is the innermost element under the pointer in doc (through
@@ -519,5 +526,5 @@
     return h ? hit(target, h) : null;
   }
 
-  globalThis.__gasolineActions = { all, contains, describe, effect, find, frame, hit, hovered, pointed, labelOf, nameOf, prepare, query, roleOf, seen, sees, visible, editable, norm, clip, fail, setMask, isSecret, secretSelf };
+  globalThis.__gasolineActions = { all, contains, describe, effect, find, frame, hit, hovered, place, pointed, labelOf, nameOf, prepare, query, roleOf, seen, sees, visible, editable, norm, clip, fail, setMask, isSecret, secretSelf };
 })();
