@@ -43,11 +43,16 @@ const pointedJS = `function () { return globalThis.__gasolineActions.pointed(thi
 // hoverChecked moves the mouse to the aimed point; a hover into a frame
 // is confirmed after (missError when the pointer is not on the target).
 func (a *act) hoverChecked(ctx context.Context, at aimed) error {
-	err := a.dispatch(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: at.x, Y: at.y})
-	if err != nil || at.el == nil {
-		return err
+	main := at.el == nil
+	if !main {
+		m, err := a.isMainWorld(ctx, at.el) // read by the aim already: no round trip
+		if err != nil {
+			return err
+		}
+		main = m
 	}
-	if main, err := a.isMainWorld(ctx, at.el); err != nil || main {
+	err := a.dispatch(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: at.x, Y: at.y})
+	if err != nil || main {
 		return err
 	}
 	var on *string
