@@ -15,9 +15,10 @@ import (
 // drew it, so right after the frame moved the move lands on another
 // element (the wrong menu opens) while both renderers' hit tests pass.
 // After the move, the target's frame is asked where the pointer is: its
-// :hover state, which Chrome sets as it dispatches the move, before and
-// whatever the page's listeners do (a listener armed for mouseover could
-// be stopped by the page's own, registered earlier; :hover cannot). A move
+// :hover state, which Chrome sets as it dispatches the move, before any
+// listener runs and whatever they do (a listener armed for mouseover
+// could be stopped by the page's own, registered earlier; :hover cannot;
+// one look, where arming would cost two round trips more). A move
 // that landed elsewhere is tried again once the tab drew a new frame
 // (untilOnTarget, confirmTries in all), then hover_missed. A main-frame
 // hover is one move, as before: no check, no round trip more. Drag is not
