@@ -148,23 +148,6 @@ func (a *act) aimElem(ctx context.Context, el *elem, p prep, hit bool) (aimed, e
 	return aimed{x: x, y: y, desc: el.desc, el: el, off: off}, nil
 }
 
-// HoverArgs are hover's arguments.
-type HoverArgs struct{ Target }
-
-// Hover moves the mouse over an element (its center, after scrolling it
-// into view and checking nothing covers it).
-func (e *Engine) Hover(ctx context.Context, tab int, args HoverArgs) (*Result, error) {
-	return e.run(ctx, tab, "hover", runOpts{probe: true, lazy: lazyProbe(args.Target)}, func(ctx context.Context, a *act) error {
-		x, y, desc, err := a.aim(ctx, args.Target, true)
-		if err != nil {
-			return err
-		}
-		a.settle()
-		err = a.dispatch(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y})
-		return a.done(err, desc, "hovered over "+desc)
-	})
-}
-
 // FocusArgs are focus's arguments.
 type FocusArgs struct{ Target }
 

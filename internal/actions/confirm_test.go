@@ -23,12 +23,18 @@ const crossFrame = "0123456789ABCDEF0123456789ABCDEF"
 // oopifBrowser fakes a tab with one out-of-process frame holding a button
 // (backend node 42) inside an iframe (backend node 7). Both renderers'
 // hit tests say the button is at the click's point; where Chrome routes
-// each press is route's answer, by try (1, 2, …): "frame" (on the
-// button), "frame-body" (elsewhere in the frame), "parent" (on the
+// each press or move is route's answer, by try (1, 2, …): "frame" (on
+// the button), "frame-body" (elsewhere in the frame), "parent" (on the
 // iframe element in the page), "nowhere" (neither saw it) or "gone" (the
-// frame's document was replaced).
+// frame's document was replaced); for a press, "taken" (the frame's page
+// took it before the arm saw it, the pointer on the button),
+// "taken-body" (the same, the pointer elsewhere in the frame) or
+// "taken-parent" (the page around the frame took it).
 type oopifBrowser struct {
 	route func(try int) string
+	// main puts the button in the tab's main frame (the tab's hit test
+	// finds it).
+	main bool
 	// below puts the iframe 2,400 px down the page (outside the tab's
 	// 437 px viewport) until a scroll into view brings it to y 200, or
 	// never when stuck.
@@ -39,9 +45,11 @@ type oopifBrowser struct {
 
 	mu      sync.Mutex
 	presses int    // Input.dispatchMouseEvent mousePressed
-	last    string // where the last press landed
+	moves   int    // Input.dispatchMouseEvent mouseMoved
+	last    string // where the last press or move landed
 	armed   int    // target arms set
 	frames  int    // waits for the tab's next frame
+	asked   int    // where-is-the-pointer checks after a move
 }
 
 func (b *oopifBrowser) engine(t *testing.T) (*Engine, *targettest.Link) {
@@ -103,14 +111,21 @@ func (b *oopifBrowser) engine(t *testing.T) (*Engine, *targettest.Link) {
 		if sid == "S1" {
 			return json.RawMessage(`{"backendNodeId":42,"frameId":"` + crossFrame + `"}`), nil
 		}
+		if b.main {
+			return json.RawMessage(`{"backendNodeId":42,"frameId":"MAIN"}`), nil
+		}
 		return json.RawMessage(`{"backendNodeId":7,"frameId":"MAIN"}`), nil
 	}
 	link.CDP["Input.dispatchMouseEvent"] = func(_ int, _ string, p json.RawMessage) (any, error) {
 		b.mu.Lock()
 		defer b.mu.Unlock()
-		if strings.Contains(string(p), `"mousePressed"`) {
+		switch {
+		case strings.Contains(string(p), `"mousePressed"`):
 			b.presses++
 			b.last = b.route(b.presses)
+		case strings.Contains(string(p), `"mouseMoved"`):
+			b.moves++
+			b.last = b.route(b.moves)
 		}
 		return json.RawMessage(`{}`), nil
 	}
@@ -131,6 +146,7 @@ func (b *oopifBrowser) callFunctionOn(_ int, sid string, raw json.RawMessage) (a
 	fn := p.FunctionDeclaration
 	str := func(s string) any { return json.RawMessage(fmt.Sprintf(`{"result":{"type":"string","value":%q}}`, s)) }
 	null := json.RawMessage(`{"result":{"type":"object","subtype":"null","value":null}}`)
+	read := func(v string) any { return json.RawMessage(`{"result":{"type":"object","value":` + v + `}}`) }
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch {
@@ -148,18 +164,41 @@ func (b *oopifBrowser) callFunctionOn(_ int, sid string, raw json.RawMessage) (a
 	case fn == disarmJS && p.ObjectID == "ARM":
 		switch b.last {
 		case "frame":
+			return read(`{"hit":""}`), nil
+		case "frame-body":
+			return read(`{"hit":"body"}`), nil
+		case "taken":
+			return read(`{"hit":"","took":true}`), nil
+		case "taken-body":
+			return read(`{"hit":"body","took":true}`), nil
+		case "gone":
+			return nil, fmt.Errorf("cdp_error: %s", `{"code":-32000,"message":"Cannot find context with specified id"}`)
+		}
+		return read(`{"hit":null,"took":false}`), nil
+	case fn == disarmJS && p.ObjectID == "PARENT-ARM":
+		switch b.last {
+		case "parent":
+			return read(`{"hit":"iframe \"Cross site frame\"","took":false}`), nil
+		case "taken-parent":
+			return read(`{"hit":"iframe \"Cross site frame\"","took":true}`), nil
+		}
+		return read(`{"hit":null,"took":false}`), nil
+	case fn == pointedJS:
+		b.asked++
+		switch b.last {
+		case "frame":
 			return str(""), nil
 		case "frame-body":
-			return str(`body`), nil
+			return str("body"), nil
 		case "gone":
 			return nil, fmt.Errorf("cdp_error: %s", `{"code":-32000,"message":"Cannot find context with specified id"}`)
 		}
 		return null, nil
-	case fn == disarmJS && p.ObjectID == "PARENT-ARM":
+	case fn == pointedParentJS:
 		if b.last == "parent" {
 			return str(`iframe "Cross site frame"`), nil
 		}
-		return null, nil
+		return str(""), nil
 	case fn == nextFrameJS:
 		b.frames++
 	}
@@ -200,8 +239,8 @@ func TestClickIntoAFrameIsConfirmed(t *testing.T) {
 		assert.Contains(t, te.Message, "nothing was clicked")
 		assert.True(t, te.Retryable)
 		presses, _, frames := b.counts()
-		assert.Equal(t, clickTries, presses, "tried again after each drawn frame, then gave up")
-		assert.Equal(t, clickTries-1, frames)
+		assert.Equal(t, confirmTries, presses, "tried again after each drawn frame, then gave up")
+		assert.Equal(t, confirmTries-1, frames)
 	})
 
 	t.Run("routed by the frame's old place, then by its new one", func(t *testing.T) {
@@ -220,11 +259,109 @@ func TestClickIntoAFrameIsConfirmed(t *testing.T) {
 		assert.Equal(t, 1, presses)
 	})
 
+	t.Run("the page took the press on the button before the arm saw it", func(t *testing.T) {
+		b, r, err := click(t, always("taken"))
+		require.NoError(t, err, "the press landed on the button: clicked, though only the page saw it")
+		assert.Equal(t, `clicked button "Go"`, r.Message)
+		presses, _, frames := b.counts()
+		assert.Equal(t, []int{1, 0}, []int{presses, frames})
+	})
+
+	t.Run("the page took a press that landed elsewhere in the frame", func(t *testing.T) {
+		b, _, err := click(t, always("taken-body"))
+		te := codeErr(t, err, CodeClickUnconfirmed)
+		assert.Contains(t, te.Message, `meant for button "Go" landed on body in its frame`)
+		assert.Contains(t, te.Message, "so it may have clicked body")
+		assert.NotContains(t, te.Message, "nothing was clicked")
+		assert.False(t, te.Retryable, "the page may have acted: clicking again may act twice")
+		presses, _, _ := b.counts()
+		assert.Equal(t, 1, presses, "not tried again")
+	})
+
+	t.Run("the page around the frame took the press", func(t *testing.T) {
+		b, _, err := click(t, always("taken-parent"))
+		te := codeErr(t, err, CodeClickUnconfirmed)
+		assert.Contains(t, te.Message, `landed on iframe "Cross site frame" in the page around its frame`)
+		assert.Contains(t, te.Message, "may have clicked")
+		assert.False(t, te.Retryable)
+		presses, _, _ := b.counts()
+		assert.Equal(t, 1, presses)
+	})
+
 	t.Run("the frame's document replaced before the click was confirmed", func(t *testing.T) {
 		_, _, err := click(t, always("gone"))
 		te := codeErr(t, err, "page_changed")
 		assert.Contains(t, te.Message, `on button "Go" could not be confirmed`)
 		assert.False(t, te.Retryable, "the click may have navigated: look before acting again")
+	})
+}
+
+// A hover into an out-of-process frame is answered "hovered over" only
+// when the frame says the pointer is on the target; a main-frame hover is
+// one move and nothing more.
+func TestHoverIntoAFrameIsConfirmed(t *testing.T) {
+	hover := func(t *testing.T, b *oopifBrowser, tg Target) (*Result, error) {
+		e, _ := b.engine(t)
+		return e.Hover(t.Context(), 7, HoverArgs{Target: tg})
+	}
+	btn := Target{Selector: "#go", Frame: crossFrame}
+	always := func(where string) func(int) string { return func(int) string { return where } }
+	counts := func(b *oopifBrowser) []int {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return []int{b.moves, b.asked, b.frames, b.armed, b.presses}
+	}
+
+	t.Run("the move reached the button", func(t *testing.T) {
+		b := &oopifBrowser{route: always("frame")}
+		r, err := hover(t, b, btn)
+		require.NoError(t, err)
+		assert.Equal(t, `hovered over button "Go"`, r.Message)
+		assert.Equal(t, []int{1, 1, 0, 0, 0}, counts(b), "one move, one look, no arm, nothing pressed")
+	})
+
+	t.Run("routed by the frame's old place, then by its new one", func(t *testing.T) {
+		b := &oopifBrowser{route: func(try int) string { return map[bool]string{true: "frame-body", false: "frame"}[try == 1] }}
+		r, err := hover(t, b, btn)
+		require.NoError(t, err)
+		assert.Equal(t, `hovered over button "Go"`, r.Message)
+		assert.Equal(t, []int{2, 2, 1, 0, 0}, counts(b), "moved again after the tab drew a frame")
+	})
+
+	t.Run("landed elsewhere in the frame every time", func(t *testing.T) {
+		b := &oopifBrowser{route: always("frame-body")}
+		_, err := hover(t, b, btn)
+		te := codeErr(t, err, CodeHoverMissed)
+		assert.Contains(t, te.Message, `for button "Go" landed on body in its frame`)
+		assert.Contains(t, te.Message, fmt.Sprintf("(%d tries)", confirmTries))
+		assert.Contains(t, te.Message, "nothing was clicked")
+		assert.True(t, te.Retryable)
+		assert.Equal(t, []int{confirmTries, confirmTries, confirmTries - 1, 0, 0}, counts(b))
+	})
+
+	t.Run("routed to the page around the frame", func(t *testing.T) {
+		b := &oopifBrowser{route: func(try int) string { return map[bool]string{true: "parent", false: "frame"}[try < confirmTries] }}
+		r, err := hover(t, b, btn)
+		require.NoError(t, err, "the last try landed")
+		assert.Equal(t, `hovered over button "Go"`, r.Message)
+		b = &oopifBrowser{route: always("parent")}
+		_, err = hover(t, b, btn)
+		te := codeErr(t, err, CodeHoverMissed)
+		assert.Contains(t, te.Message, `landed on iframe "Cross site frame" in the page around its frame`)
+	})
+
+	t.Run("the frame's document replaced", func(t *testing.T) {
+		_, err := hover(t, &oopifBrowser{route: always("gone")}, btn)
+		te := codeErr(t, err, "page_changed")
+		assert.Contains(t, te.Message, `the hover at (120, 220) on button "Go" could not be confirmed`)
+	})
+
+	t.Run("a main-frame hover is one move", func(t *testing.T) {
+		b := &oopifBrowser{route: always("nowhere"), main: true}
+		r, err := hover(t, b, Target{Selector: "#go"})
+		require.NoError(t, err)
+		assert.Equal(t, `hovered over button "Go"`, r.Message)
+		assert.Equal(t, []int{1, 0, 0, 0, 0}, counts(b), "no look after the move")
 	})
 }
 

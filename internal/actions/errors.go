@@ -30,7 +30,12 @@ const (
 	CodeJSException   = "js_exception"     // execute_js threw
 	CodeWaitTimeout   = "wait_timeout"     // wait_for's condition did not hold in time
 	CodeFrame         = "frame_unavailable"
-	CodeClickMissed   = "click_missed" // a click into a frame did not reach its target (confirm.go)
+	CodeClickMissed   = "click_missed" // a click into a frame did not reach its target, nothing was clicked (confirm.go)
+	// CodeClickUnconfirmed: a click into a frame reached a page that took
+	// the press before Gasoline could see or stop it, off its target or
+	// somewhere unknown: it may have clicked there (not retryable).
+	CodeClickUnconfirmed = "click_unconfirmed"
+	CodeHoverMissed      = "hover_missed" // a hover into a frame did not reach its target (hover.go)
 )
 
 var (

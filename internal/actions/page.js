@@ -489,7 +489,7 @@
     const label = h.closest?.('label');
     if (label && (label.control === target || inside(label, target))) return '';
     if (target.localName === 'label' && target.control && inside(target.control, h)) return '';
-    let desc = describe(h);
+    let desc = place(h);
     for (let q = h.parentElement; q; q = q.parentElement) {
       const pos = getComputedStyle(q).position;
       if ((pos === 'fixed' || pos === 'absolute' || pos === 'sticky') && (q.id || q.getAttribute('role') || q.className)) {
@@ -500,5 +500,31 @@
     return desc;
   }
 
-  globalThis.__gasolineActions = { all, contains, describe, effect, find, frame, hit, labelOf, nameOf, prepare, query, roleOf, seen, sees, visible, editable, norm, clip, fail, setMask, isSecret, secretSelf };
+  // place names where a pointer event landed: describe, but the page's
+  // root or body (no element of it) as its background, not by its text.
+  function place(h) {
+    const d = h && h.ownerDocument;
+    return d && (h === d.documentElement || h === d.body) ? "the page's background" : describe(h);
+  }
+
+  // hovered is the innermost element under the pointer in doc (through
+  // open shadow roots; :hover holds the chain from the root down), or null
+  // when the pointer is not over doc.
+  function hovered(doc) {
+    let h = null;
+    for (let root = doc, list; root && (list = root.querySelectorAll(':hover')).length; root = h.shadowRoot) h = list[list.length - 1];
+    return h;
+  }
+
+  // pointed reports where the pointer is, seen from target's document:
+  // '' on the target (in it, or on its label), else what it is on, or null
+  // when it is not over the document. Chrome updates :hover as it
+  // dispatches a mouse event, whatever the page's listeners do with it.
+  function pointed(target) {
+    if (target.matches(':hover')) return '';
+    const h = hovered(target.ownerDocument);
+    return h ? hit(target, h) : null;
+  }
+
+  globalThis.__gasolineActions = { all, contains, describe, effect, find, frame, hit, hovered, place, pointed, labelOf, nameOf, prepare, query, roleOf, seen, sees, visible, editable, norm, clip, fail, setMask, isSecret, secretSelf };
 })();

@@ -67,6 +67,16 @@ func (a *act) handle(ctx context.Context, el *elem) error {
 	return nil
 }
 
+// handleOrWrap is the object a helper that takes either (this.nodeType ?
+// this : this.el) runs on: the element's handle, else the object holding
+// it (no round trip to fetch the handle).
+func (el *elem) handleOrWrap() runtime.RemoteObjectID {
+	if el.obj != "" {
+		return el.obj
+	}
+	return el.wrap
+}
+
 // findJS runs the finder in a world.
 const findJS = `function (q, strict) { return globalThis.__gasolineActions.find(q, strict) }`
 
