@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/runtime"
-
-	"github.com/gasoline-mcp/gasoline/internal/hold"
 )
 
 // clickSettle bounds the wait for what a click set moving.
@@ -87,16 +85,13 @@ func (a *act) settleAnimations(ctx context.Context) error {
 	return nil
 }
 
-// settlePainting holds the tab painting until end while what moves
-// settles. A tab it cannot hold in time (a capture holds it longer) is
-// waited for as it is.
+// settlePainting holds the tab painting (bounded by end) while what
+// moves settles. A tab it cannot hold in time (a capture holds it longer)
+// is waited for as it is.
 func (a *act) settlePainting(ctx context.Context, ec runtime.ExecutionContextID, end time.Time) (settleState, error) {
 	hctx, cancel := context.WithDeadline(ctx, end)
-	release, err := hold.Paint(hctx, a.e.cfg.Target(a.tab), a.s)
+	a.painting(hctx)
 	cancel()
-	if err == nil {
-		defer release()
-	}
 	return a.settleWait(ctx, ec, time.Until(end), true)
 }
 

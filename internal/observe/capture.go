@@ -204,26 +204,31 @@ func (o *Observer) masked(ctx context.Context, s *cdp.Session, c *mcpserver.Call
 	for _, f := range inside {
 		steps = append(steps, cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.on), StopOnException: true, Child: f.session})
 	}
-	on := len(steps)
-	held := func(sid string, overlap bool) cdp.Step {
-		return cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.held), Always: true, Overlap: overlap, Child: sid}
-	}
-	// The image goes up the link while the checks run (Step.Ahead); it is
-	// returned, and used, only once they answered.
-	step.Ahead = true
-	steps = append(steps,
-		cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.on), StopOnException: true, Overlap: true},
-		cdp.NewStep(page.StartScreencast, hold.Params),
-		step,
-		held("", true))
-	for _, f := range inside {
-		steps = append(steps, held(f.session, false))
-	}
+	// Others may hold the tab painting (internal/hold: a trace, a click
+	// settling): the capture then neither starts the screencast (Chrome
+	// refuses a second: "Screencast is already active") nor stops it.
 	shared, done, err := hold.Capture(ctx, o.cfg.Tabs.Target(s.TabID()), s)
 	if err != nil {
 		return none, mask, tabs.ToolError(err)
 	}
 	defer done()
+	on := len(steps)
+	held := func(sid string, overlap bool) cdp.Step {
+		return cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.held), Always: true, Overlap: overlap, Child: sid}
+	}
+	// The mask goes in beside the screencast's start, never beside the
+	// capture. The image goes up the link while the checks run
+	// (Step.Ahead); it is returned, and used, only once they answered.
+	step.Ahead = true
+	steps = append(steps, cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.on), StopOnException: true, Overlap: !shared})
+	if !shared {
+		steps = append(steps, cdp.NewStep(page.StartScreencast, hold.Params))
+	}
+	shot := len(steps)
+	steps = append(steps, step, held("", true))
+	for _, f := range inside {
+		steps = append(steps, held(f.session, false))
+	}
 	// The release goes in the background, with the last check when it
 	// overlaps: the answer leaves once the checks are in, and the tab's
 	// next command still comes after it (PROTOCOL.md cdp.sequence). A
@@ -258,12 +263,14 @@ func (o *Observer) masked(ctx context.Context, s *cdp.Session, c *mcpserver.Call
 		return none, mask, err
 	}
 	mask.Visibility, mask.Count, mask.Frames, mask.Watched = top.Visibility, mask.Count+top.Count, mask.Frames+top.Frames, top.Watched
-	if _, err := cdp.ResultOf(page.StartScreencast, res[on+1]); err != nil {
-		return none, mask, tabs.ToolError(err)
+	if !shared {
+		if _, err := cdp.ResultOf(page.StartScreencast, res[on+1]); err != nil {
+			return none, mask, tabs.ToolError(err)
+		}
 	}
 	for i := range len(inside) + 1 {
 		var state string
-		err := pageValue(res[on+3+i], &state)
+		err := pageValue(res[shot+1+i], &state)
 		switch {
 		case err == nil && state == "changed":
 			return none, mask, errWatchChanged
@@ -271,7 +278,7 @@ func (o *Observer) masked(ctx context.Context, s *cdp.Session, c *mcpserver.Call
 			return none, mask, maskGone(s.TabID())
 		}
 	}
-	return res[on+2], mask, nil
+	return res[shot], mask, nil
 }
 
 // maskGone is the error of a capture whose mask did not hold.
