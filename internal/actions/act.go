@@ -41,6 +41,9 @@ type act struct {
 	settled *pageState
 	lazy    bool // the first step may supply before; settle probes otherwise
 	ctx     context.Context
+	// unpaint lets go of the tab's screencast hold (painting), nil when
+	// the action did not take it.
+	unpaint func()
 }
 
 // runOpts shape one action.
@@ -88,6 +91,9 @@ func (e *Engine) run(ctx context.Context, tab int, action string, o runOpts, fn 
 		a.mask = mask
 		a.syncMask()
 		err = a.do(ctx, o, fn)
+		if a.unpaint != nil {
+			a.unpaint()
+		}
 	}
 	a.res.ElapsedMS = ms(time.Since(start))
 	if err != nil {

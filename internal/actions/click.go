@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	cdproto "github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -40,64 +39,6 @@ func (a *act) doClick(ctx context.Context, args ClickArgs) error {
 		err = a.settleAnimations(ctx)
 	}
 	return a.done(err, desc, verb+" "+desc)
-}
-
-// clickSettle bounds the wait for what a click set moving.
-const clickSettle = 600 * time.Millisecond
-
-// settleJS resolves once no finite CSS transition or animation runs in
-// the document (a dialog fading in, a menu sliding open: Bootstrap shows a
-// modal when its backdrop's fade ends, so it waits out a chain), or at the
-// bound. Infinite ones (spinners) are not waited for. Event-driven: the
-// animations' finished promises and message-channel hops, no timers but
-// the bound. A click that set nothing moving (its handlers ran before this
-// call, and getAnimations sees what they started) answers at once: a hop
-// costs a background tab ~25 ms, and two of them quintupled every click
-// (BenchmarkE2EActionClick 12 -> 67 ms p50); the hops that catch a chain
-// run only once something moved. It answers the main frame's url and
-// title once settled ({s: settled, u, t}): the after probe, read in the
-// same round trip.
-const settleJS = `async function (bound) {
-  const end = performance.now() + bound;
-  const hop = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = () => r(); c.port2.postMessage(0); });
-  const running = () => document.getAnimations().filter((x) => x.playState === 'running' && Number.isFinite(x.effect?.getComputedTiming().endTime));
-  const state = (s) => ({ s, u: location.href, t: document.title });
-  if (!running().length) return state(true);
-  for (let quiet = 0; quiet < 2; ) {
-    const list = running();
-    if (!list.length) { quiet++; await hop(); continue; }
-    quiet = 0;
-    const left = end - performance.now();
-    if (left <= 0) return state(false);
-    let timer = 0;
-    await Promise.race([Promise.all(list.map((x) => x.finished.catch(() => {}))), new Promise((r) => { timer = setTimeout(r, left); })]);
-    clearTimeout(timer);
-  }
-  return state(true);
-}`
-
-// settleAnimations waits (bounded by clickSettle) for the transitions a
-// click started to end, so that the answer and the next snapshot see the
-// dialog or menu it opened as a person does once it stops moving, and
-// keeps the url and title it read then for the answer (a.settled). A page
-// that cannot be asked is not waited for; a JavaScript dialog that opens
-// meanwhile ends the wait (errDialogOpened, reported as the click's).
-func (a *act) settleAnimations(ctx context.Context) error {
-	ec, _, err := a.world(ctx, "", "")
-	if err != nil {
-		return nil
-	}
-	var st pageState
-	err = a.blocking(ctx, func(ctx context.Context) error {
-		return callValue(ctx, a.s, jsCall{fn: settleJS, context: ec, args: []any{clickSettle.Milliseconds()}, await: true}, &st)
-	})
-	if errors.Is(err, errDialogOpened) {
-		return err
-	}
-	if err == nil && st.URL != "" {
-		a.settled = &st
-	}
-	return nil
 }
 
 // done sets the answer of a pointer or key action; a dialog it opened is

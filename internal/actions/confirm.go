@@ -112,7 +112,8 @@ const armLife = 10 * time.Second
 
 // nextFrameJS resolves a little after the page began a new frame (time
 // for Chrome to draw it and update where it routes input), or at the
-// bound. A background tab draws about once a second.
+// bound. A background tab draws about once a second, so nextFrame holds
+// it painting first (paint.go).
 const nextFrameJS = `function (bound, after) {
   return new Promise((r) => {
     const t = setTimeout(r, bound);
@@ -254,6 +255,7 @@ func (a *act) nextFrame(ctx context.Context) {
 	if err != nil {
 		return
 	}
+	a.painting(ctx) // the next frame then comes at the display's rate
 	wctx, cancel := context.WithTimeout(ctx, frameWait+100*time.Millisecond)
 	defer cancel()
 	var done any

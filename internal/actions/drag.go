@@ -47,6 +47,7 @@ func (a *act) doDrag(ctx context.Context, args DragArgs) error {
 		return err
 	}
 	a.settle()
+	a.painting(ctx) // Chrome delivers each move with the page's next frame
 	msg := fmt.Sprintf("dragged %s onto %s", from, to)
 	if _, err := cdproto.Call(ctx, a.s, input.SetInterceptDrags, input.SetInterceptDragsParams{Enabled: true}); err != nil {
 		return fmt.Errorf("intercepting drags: %w", err)

@@ -52,6 +52,7 @@ func (a *act) hoverChecked(ctx context.Context, at aimed) error {
 		}
 		main = m
 	}
+	a.painting(ctx) // Chrome delivers the move with the page's next frame
 	err := a.dispatch(ctx, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: at.x, Y: at.y})
 	if err != nil || main {
 		return err

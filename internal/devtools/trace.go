@@ -60,7 +60,7 @@ func (m *Manager) performanceTrace(ctx context.Context, c *mcpserver.Call) (any,
 		}
 		defer unlock()
 	}
-	raw, err := trace.Record(ctx, s, trace.Options{Reload: dur == 0, Duration: dur})
+	raw, err := trace.Record(ctx, s, trace.Options{Reload: dur == 0, Duration: dur, Target: m.cfg.Tabs.Target(s.TabID())})
 	switch {
 	case errors.Is(err, trace.ErrBusy):
 		return nil, tools.Errorf("trace_busy", "tab %d could not start a trace (%v): another performance_trace, or the Performance panel of DevTools, may be recording it; retry when it ends", s.TabID(), errors.Unwrap(err))

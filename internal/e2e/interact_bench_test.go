@@ -52,6 +52,9 @@ func BenchmarkE2EInteract(b *testing.B) {
 		{"evaluate", small, func() (string, map[string]any) {
 			return "interact", map[string]any{"what": "execute_js", "script": "1+1"}
 		}, false},
+		{"hover", small, func() (string, map[string]any) {
+			return "interact", map[string]any{"what": "hover", "selector": "#count"}
+		}, false},
 		{"click_large", big, func() (string, map[string]any) {
 			return "interact", map[string]any{"what": "click", "selector": `role=tab[name="Open"]`}
 		}, false},
@@ -100,4 +103,26 @@ func BenchmarkE2EInteract(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkE2EClickSettle times a click that opens a dialog fading in
+// after its backdrop (fade-dialog.html: two fades of 200 ms, Bootstrap's
+// way) in the agent's background tab: the click answers once both ended
+// (internal/actions settle.go). The page is reloaded between clicks,
+// untimed.
+//
+//	go test -run '^$' -bench E2EClickSettle -benchtime 20x ./internal/e2e
+func BenchmarkE2EClickSettle(b *testing.B) {
+	x := startInteract(b, "settle-bench")
+	x.open("fade-dialog.html")
+	var lat latencies
+	for b.Loop() {
+		b.StopTimer()
+		x.act("refresh", nil)
+		b.StartTimer()
+		if err := lat.time(func() error { x.act("click", map[string]any{"selector": "#open"}); return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	lat.report(b)
 }

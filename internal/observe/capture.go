@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/hold"
 	"github.com/gasoline-mcp/gasoline/internal/mcpserver"
 	"github.com/gasoline-mcp/gasoline/internal/tabs"
 	"github.com/gasoline-mcp/gasoline/internal/target"
@@ -32,11 +33,11 @@ import (
 // it; a visible tab never stalls). A screencast is a capture hold of its
 // own: with one open, the tab is painting before the screenshot is asked
 // for, and no capture stalls; the first frame costs what a visible tab's
-// capture costs. The screencast sends no frames (everyNthFrame is beyond
-// any capture's life) and stops right after the capture, so a background
-// tab paints only while it is being captured.
-var holdParams = page.StartScreencastParams{Format: page.StartScreencastFormatJpeg, Quality: ptr(int64(1)),
-	MaxWidth: 8, MaxHeight: 8, EveryNthFrame: 1 << 30, MaxFramesInFlight: 1}
+// capture costs. The screencast (internal/hold's) sends no frames and
+// stops right after the capture, so a background tab paints only while it
+// is being captured — unless others hold it painting meanwhile (a trace, a
+// click waiting for what it set moving): the capture then leaves the
+// screencast to them.
 
 // shotLock serializes captures of one tab: the screencast that keeps a tab
 // painting is the tab's, so two captures must not start and stop it under
@@ -203,25 +204,38 @@ func (o *Observer) masked(ctx context.Context, s *cdp.Session, c *mcpserver.Call
 	for _, f := range inside {
 		steps = append(steps, cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.on), StopOnException: true, Child: f.session})
 	}
+	// Others may hold the tab painting (internal/hold: a trace, a click
+	// settling): the capture then neither starts the screencast (Chrome
+	// refuses a second: "Screencast is already active") nor stops it.
+	shared, done, err := hold.Capture(ctx, o.cfg.Tabs.Target(s.TabID()), s)
+	if err != nil {
+		return none, mask, tabs.ToolError(err)
+	}
+	defer done()
 	on := len(steps)
 	held := func(sid string, overlap bool) cdp.Step {
 		return cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.held), Always: true, Overlap: overlap, Child: sid}
 	}
-	// The image goes up the link while the checks run (Step.Ahead); it is
-	// returned, and used, only once they answered.
+	// The mask goes in beside the screencast's start, never beside the
+	// capture. The image goes up the link while the checks run
+	// (Step.Ahead); it is returned, and used, only once they answered.
 	step.Ahead = true
-	steps = append(steps,
-		cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.on), StopOnException: true, Overlap: true},
-		cdp.NewStep(page.StartScreencast, holdParams),
-		step,
-		held("", true))
+	steps = append(steps, cdp.Step{Method: runtime.Evaluate.Method, Params: eval(m.on), StopOnException: true, Overlap: !shared})
+	if !shared {
+		steps = append(steps, cdp.NewStep(page.StartScreencast, hold.Params))
+	}
+	shot := len(steps)
+	steps = append(steps, step, held("", true))
 	for _, f := range inside {
 		steps = append(steps, held(f.session, false))
 	}
 	// The release goes in the background, with the last check when it
 	// overlaps: the answer leaves once the checks are in, and the tab's
-	// next command still comes after it (PROTOCOL.md cdp.sequence).
-	steps = append(steps, cdp.Step{Method: page.StopScreencast.Method, Always: true, Background: true})
+	// next command still comes after it (PROTOCOL.md cdp.sequence). A
+	// screencast others share is theirs to stop.
+	if !shared {
+		steps = append(steps, cdp.Step{Method: page.StopScreencast.Method, Always: true, Background: true})
+	}
 	if len(inside) > 0 {
 		steps = append(steps, cdp.Step{Method: runtime.ReleaseObjectGroup.Method, Params: runtime.ReleaseObjectGroupParams{ObjectGroup: maskGroup}, Always: true, Background: true})
 	}
@@ -249,12 +263,14 @@ func (o *Observer) masked(ctx context.Context, s *cdp.Session, c *mcpserver.Call
 		return none, mask, err
 	}
 	mask.Visibility, mask.Count, mask.Frames, mask.Watched = top.Visibility, mask.Count+top.Count, mask.Frames+top.Frames, top.Watched
-	if _, err := cdp.ResultOf(page.StartScreencast, res[on+1]); err != nil {
-		return none, mask, tabs.ToolError(err)
+	if !shared {
+		if _, err := cdp.ResultOf(page.StartScreencast, res[on+1]); err != nil {
+			return none, mask, tabs.ToolError(err)
+		}
 	}
 	for i := range len(inside) + 1 {
 		var state string
-		err := pageValue(res[on+3+i], &state)
+		err := pageValue(res[shot+1+i], &state)
 		switch {
 		case err == nil && state == "changed":
 			return none, mask, errWatchChanged
@@ -262,7 +278,7 @@ func (o *Observer) masked(ctx context.Context, s *cdp.Session, c *mcpserver.Call
 			return none, mask, maskGone(s.TabID())
 		}
 	}
-	return res[on+2], mask, nil
+	return res[shot], mask, nil
 }
 
 // maskGone is the error of a capture whose mask did not hold.

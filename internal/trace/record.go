@@ -17,6 +17,8 @@ import (
 	"github.com/chromedp/cdproto/tracing"
 
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
+	"github.com/gasoline-mcp/gasoline/internal/hold"
+	"github.com/gasoline-mcp/gasoline/internal/target"
 )
 
 // Categories are what the DevTools Performance panel records (its
@@ -42,18 +44,13 @@ type Options struct {
 	// recording (default 1 s); MaxAfterLoad bounds the wait for it
 	// (default 10 s).
 	Quiet, MaxAfterLoad time.Duration
+	// Target is the tab's: it is held painting through its shared
+	// screencast (internal/hold) while it records.
+	Target *target.Target
 }
 
 // MaxRawBytes bounds a recorded trace (decompressed).
 const MaxRawBytes = MaxTraceBytes
-
-// holdParams keeps a background tab painting at the display's rate while
-// it is recorded: Chrome draws a hidden tab about once a second, which
-// would put that second into LCP. The screencast sends no frames.
-var holdParams = page.StartScreencastParams{Format: page.StartScreencastFormatJpeg, Quality: ptrInt(1),
-	MaxWidth: 8, MaxHeight: 8, EveryNthFrame: 1 << 30, MaxFramesInFlight: 1}
-
-func ptrInt(v int64) *int64 { return &v }
 
 // ErrBusy is returned (wrapping Chrome's answer) when Tracing.start is
 // refused: the tab is most likely being traced already (by Gasoline or by
@@ -91,10 +88,13 @@ func Record(ctx context.Context, s *cdp.Session, o Options) ([]byte, error) {
 	if _, err := cdproto.Call(ctx, s, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
 		return nil, err
 	}
-	if _, err := cdproto.Call(ctx, s, page.StartScreencast, holdParams); err != nil {
+	// Chrome draws a hidden tab about once a second, which would put that
+	// second into LCP: the tab paints at the display's rate while it records.
+	release, err := hold.Paint(ctx, o.Target, s)
+	if err != nil {
 		return nil, err
 	}
-	defer after(ctx, func(c context.Context) { cdproto.Call(c, s, page.StopScreencast, cdproto.Empty{}) })
+	defer release()
 	start := tracing.StartParams{TransferMode: tracing.StartTransferModeReturnAsStream, StreamFormat: tracing.StreamFormatJSON,
 		StreamCompression: tracing.StreamCompressionGzip,
 		TraceConfig:       &tracing.TraceConfig{RecordMode: tracing.TraceConfigRecordModeRecordAsMuchAsPossible, IncludedCategories: Categories, ExcludedCategories: []string{"*"}}}
