@@ -46,9 +46,9 @@ lint: vet bench-lint
 BENCH_PKGS ?= ./host/ ./mcp/ ./internal/nativemsg/ ./internal/capture/ ./internal/mcpserver/... ./internal/redact/... ./internal/approval/...
 bench: chromium sshd bench-e2e
 	@mkdir -p out
-	$(GO) test -run '^$$' -bench . -skip 'Flood|E2EAnalyze|E2ESoak' -benchtime 200x ./internal/e2e/ | tee out/bench-e2e.txt
+	$(GO) test -run '^$$' -bench . -skip 'Flood|E2EAnalyze|E2ESoak|E2EClickSettle' -benchtime 200x ./internal/e2e/ | tee out/bench-e2e.txt
 	$(GO) test -run '^$$' -bench Flood -benchtime 1x ./internal/e2e/ | tee -a out/bench-e2e.txt
-	$(GO) test -run '^$$' -bench E2EAnalyze -benchtime 20x ./internal/e2e/ | tee -a out/bench-e2e.txt
+	$(GO) test -run '^$$' -bench 'E2EAnalyze|E2EClickSettle' -benchtime 20x ./internal/e2e/ | tee -a out/bench-e2e.txt
 	$(GO) test -run '^$$' -bench . -benchtime 1s $(BENCH_PKGS) | tee out/bench-unit.txt
 
 # soak: 4 agents (2 HTTP, 2 stdio) making mixed calls in the real browser,
