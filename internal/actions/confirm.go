@@ -137,6 +137,7 @@ type missError struct {
 	inFrame   bool   // where is in the target's frame, else in the parent
 	contained bool   // nothing was done there (the click's events stopped; a move): tried again
 	taken     bool   // the page took the press before Gasoline could stop it
+	unwatched bool   // the page around the frame could not be armed: a press there is unseen
 }
 
 func (m *missError) Error() string { return "the action missed " + m.at.desc }
@@ -205,12 +206,13 @@ func (a *act) clickChecked(ctx context.Context, at aimed, m mouse) error {
 	case verr != nil:
 		return fmt.Errorf("confirming the click on %s: %w", at.desc, verr)
 	}
-	return pressLanded(at, f, p)
+	return pressLanded(at, f, p, parent != "")
 }
 
 // pressLanded answers where a confirmed click's press landed, by what the
-// frame's arm (f) and the parent's (p) saw: nil on the target.
-func pressLanded(at aimed, f, p armRead) error {
+// frame's arm (f) and the parent's (p, when watched) saw: nil on the
+// target.
+func pressLanded(at aimed, f, p armRead, watched bool) error {
 	switch {
 	case f.Hit != nil && *f.Hit == "":
 		return nil
@@ -219,7 +221,7 @@ func pressLanded(at aimed, f, p armRead) error {
 	case p.Hit != nil || p.Took:
 		return &missError{at: at, where: deref(p.Hit), contained: !p.Took, taken: p.Took}
 	}
-	return &missError{at: at}
+	return &missError{at: at, unwatched: !watched}
 }
 
 // armParent arms the root window of the session holding the target's
@@ -271,6 +273,10 @@ func (m *missError) toolErr(tries int) *tools.Error {
 	at := fmt.Sprintf("the click at (%.0f, %.0f) meant for %s", m.at.x, m.at.y, m.at.desc)
 	if m.taken {
 		return clickTaken(at, m)
+	}
+	if !m.contained && m.unwatched {
+		return &tools.Error{Code: CodeClickUnconfirmed, NextAction: nextSnapshot,
+			Message: fmt.Sprintf("%s did not reach its frame, and the page around the frame could not be watched, so the press may have clicked something there; take a new snapshot to see what the page did before acting again (clicking again may act twice)", at)}
 	}
 	if !m.contained {
 		return &tools.Error{Code: CodeClickMissed, Retryable: true, NextAction: nextSnapshot,

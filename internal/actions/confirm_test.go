@@ -39,6 +39,8 @@ type oopifBrowser struct {
 	// 437 px viewport) until a scroll into view brings it to y 200, or
 	// never when stuck.
 	below, stuck bool
+	// unarmed: the page around the frame cannot be armed.
+	unarmed bool
 
 	scrolls []string       // DOM.scrollIntoViewIfNeeded: session and params
 	metrics map[string]int // Page.getLayoutMetrics per session
@@ -160,6 +162,9 @@ func (b *oopifBrowser) callFunctionOn(_ int, sid string, raw json.RawMessage) (a
 		b.armed++
 		return json.RawMessage(`{"result":{"type":"object","objectId":"ARM"}}`), nil
 	case fn == armJS: // in the parent's world
+		if b.unarmed {
+			return nil, fmt.Errorf("cdp_error: %s", `{"code":-32000,"message":"Execution context was destroyed."}`)
+		}
 		return json.RawMessage(`{"result":{"type":"object","objectId":"PARENT-ARM"}}`), nil
 	case fn == disarmJS && p.ObjectID == "ARM":
 		switch b.last {
@@ -286,6 +291,18 @@ func TestClickIntoAFrameIsConfirmed(t *testing.T) {
 		assert.False(t, te.Retryable)
 		presses, _, _ := b.counts()
 		assert.Equal(t, 1, presses)
+	})
+
+	t.Run("the page around the frame could not be watched", func(t *testing.T) {
+		b := &oopifBrowser{route: always("parent"), unarmed: true}
+		e, _ := b.engine(t)
+		_, err := e.Click(t.Context(), 7, ClickArgs{Target: btn})
+		te := codeErr(t, err, CodeClickUnconfirmed)
+		assert.Contains(t, te.Message, "could not be watched, so the press may have clicked something there")
+		assert.NotContains(t, te.Message, "neither its frame nor the page")
+		assert.False(t, te.Retryable, "an unseen press may have acted: clicking again may act twice")
+		presses, _, _ := b.counts()
+		assert.Equal(t, 1, presses, "not tried again")
 	})
 
 	t.Run("the frame's document replaced before the click was confirmed", func(t *testing.T) {
