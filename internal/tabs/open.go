@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"strings"
 
+	cdproto "github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+
 	"github.com/gasoline-mcp/gasoline/internal/browsers"
 	"github.com/gasoline-mcp/gasoline/internal/cdp"
 	"github.com/gasoline-mcp/gasoline/internal/protocol"
@@ -162,6 +165,7 @@ func (m *Manager) Open(ctx context.Context, o Owner, r Req) (Tab, *NavResult, er
 	if err := m.ensure(ctx, t.ID); err != nil {
 		return t, nil, m.callError(t.ID, err)
 	}
+	m.emulateFocus(ctx, t.ID)
 	if r.URL == "" || r.URL == "about:blank" {
 		return t, nil, nil
 	}
@@ -369,4 +373,21 @@ func (m *Manager) Check(sid string, tab int) *tools.Error {
 		return lookupError(tab, why)
 	}
 	return m.offLimits(t)
+}
+
+// emulateFocus has the tab it opened behave as a focused, visible one
+// (Emulation.setFocusEmulationEnabled, as Playwright does for every page)
+// before anything loads in it. An agent's tab is a background tab: Chrome
+// throttles a hidden page's timers to one wake-up a second (a 100 ms
+// interval ran 3 times in 3 s; after five minutes hidden, chained timers
+// once a minute) and reports no first paint for a page loaded hidden, so
+// an app's polling and debounces crawled and observe vitals had no FCP or
+// LCP until the agent's first pointer action turned the emulation on.
+// The emulation lasts for the debugger session. Best effort: a tab that
+// refuses it works as before.
+func (m *Manager) emulateFocus(ctx context.Context, tab int) {
+	s := m.targets.Get(tab).Session()
+	if _, err := cdproto.Call(ctx, s, emulation.SetFocusEmulationEnabled, emulation.SetFocusEmulationEnabledParams{Enabled: true}); err != nil {
+		m.log.Debug("focus emulation refused", "tab", tab, "err", err)
+	}
 }
