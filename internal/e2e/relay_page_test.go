@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"image"
 	"image/jpeg"
 	"image/png"
@@ -146,7 +147,7 @@ func TestE2ERelayVitals(t *testing.T) {
 	var got struct {
 		Tab struct{ Active bool } `json:"tab"`
 	}
-	require.NoError(t, jsonUnmarshal(raw, &got))
+	require.NoError(t, json.Unmarshal(raw, &got))
 	require.False(t, got.Tab.Active, "nobody showed the tab")
 	require.Equal(t, "div", painted.Data["lcp_element"])
 	require.NotNil(t, painted.Data["fcp_ms"])
