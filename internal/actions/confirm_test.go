@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,6 +42,9 @@ type oopifBrowser struct {
 	below, stuck bool
 	// unarmed: the page around the frame cannot be armed.
 	unarmed bool
+	// clock is the engine's (Config.Now); nil: a second passes at each
+	// reading.
+	clock func() time.Time
 
 	scrolls []string       // DOM.scrollIntoViewIfNeeded: session and params
 	metrics map[string]int // Page.getLayoutMetrics per session
@@ -135,7 +139,18 @@ func (b *oopifBrowser) engine(t *testing.T) (*Engine, *targettest.Link) {
 	set.Get(7)
 	set.Event(7, "", "Target.attachedToTarget", json.RawMessage(`{"sessionId":"S1","targetInfo":{"targetId":"`+crossFrame+
 		`","type":"iframe","title":"","url":"http://localhost/frame","attached":true,"canAccessOpener":false}}`))
-	return New(Config{Target: set.Get, Snapshots: snapshot.New(snapshot.Config{Target: set.Get})}), link
+	now := b.clock
+	if now == nil { // each reading a second later: the window is always over, confirmTries decide
+		var mu sync.Mutex
+		at := time.Unix(0, 0)
+		now = func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			at = at.Add(time.Second)
+			return at
+		}
+	}
+	return New(Config{Target: set.Get, Snapshots: snapshot.New(snapshot.Config{Target: set.Get}), Now: now}), link
 }
 
 // callFunctionOn answers the page helpers by what they do.
@@ -291,6 +306,31 @@ func TestClickIntoAFrameIsConfirmed(t *testing.T) {
 		assert.False(t, te.Retryable)
 		presses, _, _ := b.counts()
 		assert.Equal(t, 1, presses)
+	})
+
+	t.Run("tried again until the window passed", func(t *testing.T) {
+		// Tries that come fast (the tab held painting) go on past
+		// confirmTries until confirmWindow passed: here 200 ms a try.
+		var mu sync.Mutex
+		at := time.Unix(0, 0)
+		b := &oopifBrowser{route: always("parent"), clock: func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			at = at.Add(200 * time.Millisecond)
+			return at
+		}}
+		e, _ := b.engine(t)
+		_, err := e.Click(t.Context(), 7, ClickArgs{Target: btn})
+		codeErr(t, err, CodeClickMissed)
+		presses, _, _ := b.counts()
+		assert.Equal(t, int(confirmWindow/(200*time.Millisecond))+1, presses, "a try every 200 ms for 1.5 s")
+
+		b = &oopifBrowser{route: always("parent"), clock: func() time.Time { return time.Unix(0, 0) }}
+		e, _ = b.engine(t)
+		_, err = e.Click(t.Context(), 7, ClickArgs{Target: btn})
+		codeErr(t, err, CodeClickMissed)
+		presses, _, _ = b.counts()
+		assert.Equal(t, confirmMaxTries, presses, "a clock that never moves: the tries' cap")
 	})
 
 	t.Run("the page around the frame could not be watched", func(t *testing.T) {

@@ -59,6 +59,16 @@ type Config struct {
 	// ••••, and what is typed into them is not echoed.
 	Secrets sensitive.Func
 	Logger  *slog.Logger
+	// Now is the clock of the bounds that are not timeouts (how long a
+	// missed click into a frame is tried again); nil: time.Now.
+	Now func() time.Time
+}
+
+func (e *Engine) now() time.Time {
+	if e.cfg.Now != nil {
+		return e.cfg.Now()
+	}
+	return time.Now()
 }
 
 // Engine runs interact actions on tabs. Actions on one tab run one at a

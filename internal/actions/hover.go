@@ -20,7 +20,7 @@ import (
 // could be stopped by the page's own, registered earlier; :hover cannot;
 // one look, where arming would cost two round trips more). A move
 // that landed elsewhere is tried again once the tab drew a new frame
-// (untilOnTarget, confirmTries in all), then hover_missed. A main-frame
+// (untilOnTarget: confirmTries and confirmWindow), then hover_missed. A main-frame
 // hover is one move, as before: no check, no round trip more. Drag is not
 // confirmed.
 
