@@ -21,6 +21,18 @@ import (
 // frame; its child session is "S1".
 const crossFrame = "0123456789ABCDEF0123456789ABCDEF"
 
+// steppingClock is a clock that moves on by step at each reading.
+func steppingClock(step time.Duration) func() time.Time {
+	var mu sync.Mutex
+	at := time.Unix(0, 0)
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		at = at.Add(step)
+		return at
+	}
+}
+
 // oopifBrowser fakes a tab with one out-of-process frame holding a button
 // (backend node 42) inside an iframe (backend node 7). Both renderers'
 // hit tests say the button is at the click's point; where Chrome routes
@@ -140,15 +152,8 @@ func (b *oopifBrowser) engine(t *testing.T) (*Engine, *targettest.Link) {
 	set.Event(7, "", "Target.attachedToTarget", json.RawMessage(`{"sessionId":"S1","targetInfo":{"targetId":"`+crossFrame+
 		`","type":"iframe","title":"","url":"http://localhost/frame","attached":true,"canAccessOpener":false}}`))
 	now := b.clock
-	if now == nil { // each reading a second later: the window is always over, confirmTries decide
-		var mu sync.Mutex
-		at := time.Unix(0, 0)
-		now = func() time.Time {
-			mu.Lock()
-			defer mu.Unlock()
-			at = at.Add(time.Second)
-			return at
-		}
+	if now == nil { // the window is always over: confirmTries decide
+		now = steppingClock(time.Second)
 	}
 	return New(Config{Target: set.Get, Snapshots: snapshot.New(snapshot.Config{Target: set.Get}), Now: now}), link
 }
@@ -311,14 +316,7 @@ func TestClickIntoAFrameIsConfirmed(t *testing.T) {
 	t.Run("tried again until the window passed", func(t *testing.T) {
 		// Tries that come fast (the tab held painting) go on past
 		// confirmTries until confirmWindow passed: here 200 ms a try.
-		var mu sync.Mutex
-		at := time.Unix(0, 0)
-		b := &oopifBrowser{route: always("parent"), clock: func() time.Time {
-			mu.Lock()
-			defer mu.Unlock()
-			at = at.Add(200 * time.Millisecond)
-			return at
-		}}
+		b := &oopifBrowser{route: always("parent"), clock: steppingClock(200 * time.Millisecond)}
 		e, _ := b.engine(t)
 		_, err := e.Click(t.Context(), 7, ClickArgs{Target: btn})
 		codeErr(t, err, CodeClickMissed)
